@@ -1,0 +1,64 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include <tact/allocation.hpp>
+#include <tact/export.hpp>
+
+namespace tact {
+
+class actor_system;
+
+namespace detail {
+class executor;
+struct actor_access;
+}  // namespace detail
+
+// Base of every classic actor. Derive from it and declare one
+//
+//   tact::allocation receive(my_message& m);
+//
+// per message type the actor accepts; sending any other type does not
+// compile. The system runs an actor's behaviours one at a time, and
+// messages from one sender in the order they were sent. An actor lives
+// until a behaviour returns Delete, Destroy or Finished (or it receives a
+// poison pill); the system's stop() waits for that.
+class TACT_API actor {
+ public:
+  // So that a receive can say `return Delete;` unqualified.
+  static constexpr allocation Nodelete = allocation::Nodelete;
+  static constexpr allocation Delete = allocation::Delete;
+  static constexpr allocation Destroy = allocation::Destroy;
+  static constexpr allocation Finished = allocation::Finished;
+
+  // Joins the system the calling code runs in: the system whose behaviour
+  // is running, inside actor_system::spawn its system, otherwise the
+  // process's first running system. Throws std::logic_error if there is
+  // none. Picks the actor's queue (round robin).
+  actor();
+  // Joins `system` explicitly.
+  explicit actor(actor_system& system);
+
+  // An actor is an identity: it is neither copied nor moved.
+  actor(const actor&) = delete;
+  actor& operator=(const actor&) = delete;
+
+  // Destroying an actor that has not finished counts it as finished (so
+  // stop() does not wait for it) and is reported: messages still queued
+  // for it would reach a dead object.
+  virtual ~actor();
+
+  // The system this actor belongs to. Safe from any thread.
+  actor_system& system() const noexcept;
+
+  // True once a behaviour returned Delete, Destroy or Finished.
+  bool finished() const noexcept;
+
+ private:
+  friend struct detail::actor_access;
+  detail::executor* executor_;
+  std::atomic<std::uint32_t> queue_;
+};
+
+}  // namespace tact

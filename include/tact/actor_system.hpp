@@ -1,0 +1,89 @@
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include <tact/actor.hpp>
+#include <tact/config.hpp>
+#include <tact/export.hpp>
+#include <tact/stats.hpp>
+
+namespace tact {
+
+namespace detail {
+class executor;
+
+// While alive, actors constructed on this thread join `system` (see
+// actor::actor()). Used by actor_system::spawn.
+class TACT_API ambient_scope {
+ public:
+  explicit ambient_scope(actor_system& system) noexcept;
+  ~ambient_scope();
+  ambient_scope(const ambient_scope&) = delete;
+  ambient_scope& operator=(const ambient_scope&) = delete;
+
+ private:
+  executor* previous_;
+};
+}  // namespace detail
+
+// An executor and the actors running on it. Construction starts the
+// worker threads; stop() (or the destructor) waits for every actor to
+// finish and joins them. Several systems may exist at once, and one process
+// may start and stop systems any number of times.
+class TACT_API actor_system {
+ public:
+  // Throws std::invalid_argument, saying what to change, for a
+  // configuration that cannot work (zero workers, fewer queues than workers).
+  explicit actor_system(system_config config = {});
+  // Calls stop() if it has not been called.
+  ~actor_system();
+
+  actor_system(const actor_system&) = delete;
+  actor_system& operator=(const actor_system&) = delete;
+
+  std::uint32_t workers() const noexcept;
+  std::uint32_t queues() const noexcept;
+  const system_config& config() const noexcept;
+  bool stopped() const noexcept;
+
+  // Counters summed over workers. Safe from any thread; exact once the
+  // system is quiescent or stopped.
+  system_stats stats() const;
+
+  // `new T(args...)` joined to this system, wherever it is called from.
+  // The actor is deleted by the system when it returns Delete or receives
+  // delete_msg. Safe from any thread.
+  template <class T, class... Args>
+    requires std::derived_from<T, actor>
+  T& spawn(Args&&... args) {
+    detail::ambient_scope scope{*this};
+    // GCC 12 misreads a class's own operator new/delete pair on the path
+    // where T's constructor throws as mismatched; the pairing is correct.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+    return *new T(std::forward<Args>(args)...);
+#pragma GCC diagnostic pop
+  }
+
+  // Blocks until no message is queued or running: every worker has parked.
+  // Not from a behaviour (a worker cannot wait for itself: std::logic_error).
+  // Returns at once if the system is stopped.
+  void await_quiescence();
+
+  // Blocks until every actor has finished and no message is in flight, then
+  // joins the workers. Messages still queued afterwards (sent from other
+  // threads meanwhile) are reported and dropped. Call it when no other
+  // thread will create actors or send again. Idempotent; not from a
+  // behaviour (std::logic_error).
+  void stop();
+
+ private:
+  friend class actor;
+  friend class detail::ambient_scope;
+  std::unique_ptr<detail::executor> executor_;
+};
+
+}  // namespace tact

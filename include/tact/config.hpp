@@ -1,0 +1,47 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include <tact/defaults.hpp>
+#include <tact/diagnostic.hpp>
+
+namespace tact {
+
+// How to build an actor_system. An aggregate: name what you change.
+//
+//   tact::actor_system sys{{.workers = 4, .queues = 128}};
+//
+// A configuration that cannot work (zero workers, fewer queues than
+// workers) is refused by the actor_system constructor with
+// std::invalid_argument saying what to change.
+struct system_config {
+  // Worker threads. Unset: one per processing unit.
+  std::optional<std::uint32_t> workers{};
+
+  // Work queues (mailbox shards), at least one per worker; each worker owns
+  // a contiguous block. Unset: defaults::queues_per_worker per worker, or
+  // one queue with a single worker.
+  std::optional<std::uint32_t> queues{};
+
+  // Smallest array of a copy queue, in envelopes.
+  std::uint32_t copy_queue_floor = defaults::copy_queue_floor;
+
+  // Same-queue sends appended to the batch in progress, per gulp; 0 sends
+  // everything through the mailboxes, as the seed design does.
+  std::uint32_t local_batch = defaults::local_batch;
+
+  // Idle sweeps spun, then yielded, before a worker parks.
+  std::uint32_t idle_spins = defaults::idle_spins;
+  std::uint32_t idle_yields = defaults::idle_yields;
+
+  // Receives every diagnostic, including exceptions thrown by behaviours;
+  // the reaction to an exception is whatever this does (the default prints
+  // and carries on; rethrowing `d.exception` ends the process). Called from
+  // worker threads and from the thread calling stop(), possibly at once:
+  // it must be thread-safe and must not throw.
+  std::function<void(const diagnostic&)> on_diagnostic = print_diagnostic;
+};
+
+}  // namespace tact

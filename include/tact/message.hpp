@@ -1,0 +1,65 @@
+#pragma once
+
+#include <atomic>
+
+#include <tact/allocation.hpp>
+#include <tact/export.hpp>
+
+namespace tact {
+
+namespace detail {
+struct message_access;
+}
+
+// Base of every message a classic actor receives. A message is never
+// copied by a send: the sender keeps it alive until it is received (or
+// heap-allocates it and sets allocation::Delete, so the executor frees it
+// after delivery). One message may be sent to several actors at once.
+//
+//   struct greeting : tact::message { std::string text; };
+class TACT_API message {
+ public:
+  message() noexcept = default;
+  // A message is never "finished": Finished is stored as Nodelete (seed
+  // semantics), so reading it back before set_allocation gives Nodelete.
+  explicit message(allocation a) noexcept
+      : allocation_{a == allocation::Finished ? allocation::Nodelete : a} {}
+
+  // How a message is stored is a property of the object, not of its value:
+  // a copy starts as Nodelete and unsent, an assignment keeps both.
+  message(const message&) noexcept {}
+  message& operator=(const message&) noexcept { return *this; }
+
+  // Virtual so that Delete and Destroy reach the most derived destructor.
+  // With checks on, destroying a message that was never sent is reported.
+  virtual ~message();
+
+  // Examined by the executor after each delivery. Only from a behaviour
+  // that received this message, or by its owner while it is not in flight.
+  allocation get_allocation() const noexcept { return allocation_; }
+  void set_allocation(allocation a) noexcept { allocation_ = a; }
+
+ private:
+  friend struct detail::message_access;
+  allocation allocation_ = allocation::Nodelete;
+  std::atomic<bool> sent_{false};  // written only with checks on
+};
+
+// Poison pills: every actor accepts them. After the messages queued before
+// it, the actor takes the pill's action: delete_msg deletes it (made with
+// `new`), destroy_msg runs its destructor, finished_msg only marks it
+// finished (stack or member actors). Further sends to it are errors.
+struct delete_msg_t {
+  explicit constexpr delete_msg_t() = default;
+};
+struct destroy_msg_t {
+  explicit constexpr destroy_msg_t() = default;
+};
+struct finished_msg_t {
+  explicit constexpr finished_msg_t() = default;
+};
+inline constexpr delete_msg_t delete_msg{};
+inline constexpr destroy_msg_t destroy_msg{};
+inline constexpr finished_msg_t finished_msg{};
+
+}  // namespace tact

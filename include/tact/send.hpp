@@ -1,0 +1,133 @@
+#pragma once
+
+#include <concepts>
+#include <memory>
+#include <type_traits>
+#include <typeinfo>
+
+#include <tact/actor.hpp>
+#include <tact/build_config.hpp>
+#include <tact/detail/classic_hooks.hpp>
+#include <tact/message.hpp>
+
+namespace tact {
+
+// True when actor type A declares `allocation receive(M&)` (directly or
+// through a base): exactly the sends that compile.
+template <class A, class M>
+concept receives = std::derived_from<A, actor> && std::derived_from<M, message> &&
+                   requires(A& a, M& m) {
+                     { a.receive(m) } -> std::same_as<allocation>;
+                   };
+
+template <class P>
+concept poison_pill = std::same_as<P, delete_msg_t> || std::same_as<P, destroy_msg_t> ||
+                      std::same_as<P, finished_msg_t>;
+
+namespace detail {
+
+template <class P>
+inline constexpr allocation pill_action = std::same_as<P, delete_msg_t>    ? allocation::Delete
+                                          : std::same_as<P, destroy_msg_t> ? allocation::Destroy
+                                                                           : allocation::Finished;
+
+// The message's own allocation action, after it has been delivered. The
+// common Nodelete case is a load and a branch; the rest is in the library
+// (the virtual destructor finds the most derived type).
+inline void dispose(message& m) noexcept {
+  const allocation how = m.get_allocation();
+  if (how == allocation::Delete || how == allocation::Destroy) [[unlikely]] dispose_message(m, how);
+}
+
+// The trampoline of a (receiver type, message type) pair: recovers both
+// static types, runs the behaviour, then the message's and the actor's
+// allocation actions. An exception ends at the catch: the message counts
+// as dropped, the actor carries on, the system's handler decides the rest.
+template <class A, class M>
+void deliver(void* target, void* msg) noexcept {
+  A& a = *static_cast<A*>(target);
+  M& m = *static_cast<M*>(msg);
+  if constexpr (build::checks) {
+    if (actor_access::queue_of(a) == finished_queue) [[unlikely]] {
+      report_delivery_to_finished(a, typeid(A), typeid(M));
+      dispose(m);
+      return;
+    }
+  }
+  allocation outcome = allocation::Nodelete;
+  try {
+    outcome = a.receive(m);
+  } catch (...) {
+    report_exception(a, typeid(A), typeid(M));
+  }
+  dispose(m);
+  if (outcome != allocation::Nodelete) retire(a, outcome);
+}
+
+template <class A, class P>
+void deliver_pill(void* target, void*) noexcept {
+  A& a = *static_cast<A*>(target);
+  if constexpr (build::checks) {
+    if (actor_access::queue_of(a) == finished_queue) [[unlikely]] {
+      report_delivery_to_finished(a, typeid(A), typeid(P));
+      return;
+    }
+  }
+  retire(a, pill_action<P>);
+}
+
+// Returns false, having reported it, if the receiver has finished.
+template <class A, class M>
+bool post_to(A& receiver, void* msg, run_fn run) {
+  const std::uint32_t queue = actor_access::queue_of(receiver);
+  if (queue == finished_queue) [[unlikely]] {
+    report_send_to_finished(receiver, typeid(A), typeid(M));
+    return false;
+  }
+  post(actor_access::executor_of(receiver), queue, envelope{std::addressof(receiver), msg, run});
+  return true;
+}
+
+}  // namespace detail
+
+// Sends `msg` to `receiver`: safe from any thread, inside or outside a
+// behaviour. Never blocks on the receiver, allocates nothing once the
+// receiver's queue has grown to its working size, and returns the receiver
+// so sends cascade. The message is not copied: it must stay alive until
+// received (see message). Compiles only if the receiver accepts M.
+template <class A, class M>
+  requires std::derived_from<A, actor> && std::derived_from<std::remove_cvref_t<M>, message>
+A& send(A& receiver, M&& msg) {
+  using message_type = std::remove_reference_t<M>;
+  static_assert(std::is_lvalue_reference_v<M>,
+                "tact: messages are sent by reference, never copied; send an object that "
+                "outlives its delivery (or a heap message with allocation::Delete)");
+  static_assert(!std::is_const_v<message_type>,
+                "tact: a behaviour receives its message as M&; send a non-const message");
+  static_assert(receives<A, message_type>,
+                "tact: the receiving actor declares no `tact::allocation receive(M&)` for this "
+                "message type");
+  if constexpr (build::checks) detail::message_access::mark_sent(msg);
+  if (!detail::post_to<A, message_type>(receiver, std::addressof(msg),
+                                        &detail::deliver<A, message_type>)) [[unlikely]]
+    detail::dispose(msg);  // a dead letter still gets its allocation action
+  return receiver;
+}
+
+// Sends a poison pill (see delete_msg, destroy_msg, finished_msg).
+template <class A, class P>
+  requires std::derived_from<A, actor> && poison_pill<P>
+A& send(A& receiver, P) {
+  detail::post_to<A, P>(receiver, nullptr, &detail::deliver_pill<A, P>);
+  return receiver;
+}
+
+// `receiver | msg1 | msg2`: the same as send, cascading.
+template <class A, class M>
+  requires std::derived_from<A, actor> &&
+           (std::derived_from<std::remove_cvref_t<M>, message> || poison_pill<std::remove_cvref_t<M>>)
+A& operator|(A& receiver, M&& msg) {
+  return send(receiver, std::forward<M>(msg));
+}
+
+}  // namespace tact

@@ -1,0 +1,55 @@
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <vector>
+
+#include <tact/export.hpp>
+
+namespace tact {
+
+// Counters one worker keeps as plain per-thread integers (no shared cache
+// line, no atomic read-modify-write); summed when asked for.
+struct worker_stats {
+  std::uint64_t actors_created = 0;
+  std::uint64_t actors_finished = 0;
+  std::uint64_t messages_sent = 0;       // including sends from other threads (in totals)
+  std::uint64_t local_sends = 0;         // of which appended to the batch in progress
+  std::uint64_t messages_processed = 0;
+  std::uint64_t gulps = 0;
+  std::uint64_t gulped_messages = 0;     // messages taken by gulps
+  std::uint64_t missed_gulps = 0;        // queue found being processed elsewhere
+  std::uint64_t parks = 0;
+  std::uint64_t wakeups = 0;
+  std::uint64_t dead_letters = 0;        // sends to actors that had finished
+
+  double average_gulp_size() const noexcept {
+    return gulps == 0 ? 0.0 : static_cast<double>(gulped_messages) / static_cast<double>(gulps);
+  }
+  worker_stats& operator+=(const worker_stats& other) noexcept {
+    actors_created += other.actors_created;
+    actors_finished += other.actors_finished;
+    messages_sent += other.messages_sent;
+    local_sends += other.local_sends;
+    messages_processed += other.messages_processed;
+    gulps += other.gulps;
+    gulped_messages += other.gulped_messages;
+    missed_gulps += other.missed_gulps;
+    parks += other.parks;
+    wakeups += other.wakeups;
+    dead_letters += other.dead_letters;
+    return *this;
+  }
+};
+
+// A snapshot of the system's statistics. Exact when the system is quiescent
+// or stopped; approximate (but never torn per counter) while it runs.
+struct system_stats {
+  worker_stats total;                 // all workers plus other threads
+  std::vector<worker_stats> workers;  // per worker, in worker order
+};
+
+TACT_API std::ostream& operator<<(std::ostream& out, const worker_stats& s);
+TACT_API std::ostream& operator<<(std::ostream& out, const system_stats& s);
+
+}  // namespace tact

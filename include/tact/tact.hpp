@@ -1,0 +1,11 @@
+#pragma once
+
+// Everything a program using tact's classic actors needs.
+#include <tact/actor.hpp>
+#include <tact/actor_system.hpp>
+#include <tact/allocation.hpp>
+#include <tact/config.hpp>
+#include <tact/diagnostic.hpp>
+#include <tact/message.hpp>
+#include <tact/send.hpp>
+#include <tact/stats.hpp>

@@ -1,0 +1,42 @@
+#include <tact/actor.hpp>
+
+#include <stdexcept>
+
+#include <tact/actor_system.hpp>
+#include <tact/detail/classic_hooks.hpp>
+
+#include "executor/executor.hpp"
+
+namespace tact {
+namespace {
+
+detail::executor& ambient_or_throw() {
+  if (detail::executor* ex = detail::executor::ambient()) return *ex;
+  throw std::logic_error{
+      "tact: an actor was created with no running actor_system; construct a tact::actor_system "
+      "first, or create the actor with system.spawn<T>(...)"};
+}
+
+}  // namespace
+
+actor::actor() : executor_{&ambient_or_throw()}, queue_{executor_->admit()} {}
+
+actor::actor(actor_system& system)
+    : executor_{system.executor_.get()}, queue_{executor_->admit()} {}
+
+actor::~actor() {
+  if (queue_.load(std::memory_order_relaxed) == detail::finished_queue) return;
+  executor_->count_finished();
+  executor_->report(diagnostic_kind::actor_destroyed_unfinished,
+                    "an actor was destroyed before it finished (no Delete, Destroy or Finished "
+                    "returned, no poison pill received); stop() no longer waits for it, but a "
+                    "message still queued for it would reach a destroyed object");
+}
+
+actor_system& actor::system() const noexcept { return executor_->owner(); }
+
+bool actor::finished() const noexcept {
+  return queue_.load(std::memory_order_relaxed) == detail::finished_queue;
+}
+
+}  // namespace tact

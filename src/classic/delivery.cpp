@@ -1,0 +1,63 @@
+#include <exception>
+
+#include <tact/build_config.hpp>
+#include <tact/detail/classic_hooks.hpp>
+
+#include "executor/executor.hpp"
+#include "support/type_name.hpp"
+
+// The library half of the classic actor model's send and delivery paths
+// (the templates in tact/send.hpp are the other half).
+namespace tact::detail {
+
+void post(executor& ex, std::uint32_t queue, const envelope& e) { ex.post(queue, e); }
+
+void dispose_message(message& m, allocation how) noexcept {
+  if (how == allocation::Delete)
+    delete &m;
+  else
+    m.~message();
+}
+
+void retire(actor& a, allocation how) noexcept {
+  executor& ex = actor_access::executor_of(a);
+  actor_access::mark_finished(a);
+  ex.count_finished();
+  switch (how) {
+    case allocation::Delete: delete &a; break;
+    case allocation::Destroy: a.~actor(); break;
+    case allocation::Finished:
+    case allocation::Nodelete: break;
+  }
+}
+
+void report_exception(actor& a, const std::type_info& actor_type,
+                      const std::type_info& message_type) noexcept {
+  std::exception_ptr error = std::current_exception();
+  actor_access::executor_of(a).report(
+      diagnostic_kind::behaviour_exception,
+      "actor " + type_name(actor_type) + " threw " + describe(error) + " while receiving " +
+          type_name(message_type) + "; the message was dropped and the actor carries on",
+      error);
+}
+
+void report_send_to_finished(actor& a, const std::type_info& actor_type,
+                             const std::type_info& message_type) noexcept {
+  executor& ex = actor_access::executor_of(a);
+  ex.count_dead_letter();
+  if constexpr (build::checks)
+    ex.report(diagnostic_kind::send_to_finished,
+              "a " + type_name(message_type) + " was sent to an actor " + type_name(actor_type) +
+                  " that has finished; the message was dropped");
+}
+
+void report_delivery_to_finished(actor& a, const std::type_info& actor_type,
+                                 const std::type_info& message_type) noexcept {
+  executor& ex = actor_access::executor_of(a);
+  ex.count_dead_letter();
+  ex.report(diagnostic_kind::delivery_to_finished,
+            "a " + type_name(message_type) + " queued for actor " + type_name(actor_type) +
+                " arrived after that actor finished; the message was dropped");
+}
+
+}  // namespace tact::detail

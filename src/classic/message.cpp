@@ -1,0 +1,25 @@
+#include <tact/message.hpp>
+
+#include <tact/build_config.hpp>
+#include <tact/diagnostic.hpp>
+
+#include "executor/executor.hpp"
+#include "support/type_name.hpp"
+
+namespace tact {
+
+message::~message() {
+  if constexpr (build::checks) {
+    if (sent_.load(std::memory_order_relaxed)) return;
+    // The derived part is gone, so only the base type is known here.
+    if (detail::executor* ex = detail::executor::ambient())
+      ex->note_unsent_message();
+    else
+      print_diagnostic({diagnostic_kind::message_never_sent,
+                        "a message was destroyed without ever being sent, with no actor_system "
+                        "running",
+                        {}});
+  }
+}
+
+}  // namespace tact

@@ -1,0 +1,29 @@
+#include <tact/actor_system.hpp>
+
+#include "executor/executor.hpp"
+
+namespace tact {
+
+actor_system::actor_system(system_config config)
+    : executor_{std::make_unique<detail::executor>(config, *this)} {}
+
+actor_system::~actor_system() = default;  // the executor stops itself
+
+std::uint32_t actor_system::workers() const noexcept { return executor_->worker_count(); }
+std::uint32_t actor_system::queues() const noexcept { return executor_->queue_count(); }
+const system_config& actor_system::config() const noexcept { return executor_->config(); }
+bool actor_system::stopped() const noexcept { return executor_->stopped(); }
+system_stats actor_system::stats() const { return executor_->stats(); }
+void actor_system::await_quiescence() { executor_->await_quiescence(); }
+void actor_system::stop() { executor_->stop(); }
+
+namespace detail {
+
+ambient_scope::ambient_scope(actor_system& system) noexcept : previous_{executor::scope()} {
+  executor::set_scope(system.executor_.get());
+}
+
+ambient_scope::~ambient_scope() { executor::set_scope(previous_); }
+
+}  // namespace detail
+}  // namespace tact

@@ -1,0 +1,226 @@
+#include "executor/executor.hpp"
+
+#include <stdexcept>
+
+
+namespace tact::detail {
+namespace {
+
+// The process default: the first executor started while none was running.
+std::atomic<executor*> default_executor{nullptr};
+
+thread_local executor* scoped_executor __attribute__((tls_model("initial-exec"))) = nullptr;
+
+std::uint32_t resolve_workers(const system_config& config) {
+  const std::uint32_t workers =
+      config.workers.value_or(std::max(1u, std::thread::hardware_concurrency()));
+  if (workers == 0)
+    throw std::invalid_argument{
+        "tact: system_config.workers is 0; ask for at least one worker, or leave it unset for one "
+        "per processing unit"};
+  return workers;
+}
+
+std::uint32_t resolve_queues(const system_config& config, std::uint32_t workers) {
+  const std::uint32_t queues =
+      config.queues.value_or(workers == 1 ? 1 : workers * defaults::queues_per_worker);
+  if (queues < workers)
+    throw std::invalid_argument{"tact: system_config.queues is " + std::to_string(queues) +
+                                ", fewer than the " + std::to_string(workers) +
+                                " workers, so some workers would never get work; ask for at least " +
+                                std::to_string(workers) + " queues, or leave it unset for " +
+                                std::to_string(defaults::queues_per_worker) + " per worker"};
+  return queues;
+}
+
+// Worker w owns ownership slots [first_slot(w), first_slot(w + 1)).
+std::uint32_t first_slot(std::uint32_t worker, std::uint32_t workers, std::uint32_t queues) {
+  return static_cast<std::uint32_t>(std::uint64_t{worker} * queues / workers);
+}
+
+}  // namespace
+
+executor::executor(const system_config& config, actor_system& owner)
+    : config_{config},
+      owner_{owner},
+      worker_count_{resolve_workers(config)},
+      queue_count_{resolve_queues(config, worker_count_)},
+      queues_{queue_count_, [&](std::size_t) { return padded<work_queue>{config_.copy_queue_floor}; }},
+      ownership_{queue_count_, [&](std::size_t i) { return std::atomic<work_queue*>{&queues_[i]}; }},
+      workers_{worker_count_, [&](std::size_t i) {
+                 const auto w = static_cast<std::uint32_t>(i);
+                 return padded<worker>{*this, w, first_slot(w, worker_count_, queue_count_),
+                                       first_slot(w + 1, worker_count_, queue_count_)};
+               }} {
+  threads_.reserve(worker_count_);
+  try {
+    for (worker& w : workers_) threads_.emplace_back([&w] { w.run(); });
+  } catch (...) {
+    join_workers();
+    throw;
+  }
+  executor* none = nullptr;
+  default_executor.compare_exchange_strong(none, this, std::memory_order_acq_rel);
+}
+
+executor::~executor() {
+  stop();
+  executor* self = this;
+  default_executor.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
+}
+
+executor* executor::ambient() noexcept {
+  if (scoped_executor != nullptr) return scoped_executor;
+  if (this_thread_worker != nullptr) return &this_thread_worker->owner();
+  return default_executor.load(std::memory_order_acquire);
+}
+
+void executor::set_scope(executor* scope) noexcept { scoped_executor = scope; }
+executor* executor::scope() noexcept { return scoped_executor; }
+
+std::uint32_t executor::admit() {
+  if (stopping())
+    throw std::logic_error{"tact: an actor was created on an actor_system that has stopped"};
+  if (worker* self = this_worker()) {
+    self->counters.actors_created.add();
+    return self->next_ticket();
+  }
+  foreign_.created.fetch_add(1, std::memory_order_relaxed);
+  return foreign_.ticket.fetch_add(1, std::memory_order_relaxed) % queue_count_;
+}
+
+void executor::count_finished() noexcept {
+  if (worker* self = this_worker())
+    self->counters.actors_finished.add();
+  else
+    foreign_.finished.fetch_add(1, std::memory_order_relaxed);
+}
+
+void executor::count_dead_letter() noexcept {
+  if (worker* self = this_worker())
+    self->counters.dead_letters.add();
+  else
+    foreign_.dead_letters.fetch_add(1, std::memory_order_relaxed);
+}
+
+void executor::report(diagnostic_kind kind, std::string text, std::exception_ptr error) const noexcept {
+  if (config_.on_diagnostic) config_.on_diagnostic(diagnostic{kind, std::move(text), std::move(error)});
+}
+
+void executor::note_unsent_message() noexcept {
+  if (foreign_.unsent_messages.fetch_add(1, std::memory_order_relaxed) == 0)
+    report(diagnostic_kind::message_never_sent,
+           "a message was destroyed without ever being sent (an allocation that could be "
+           "removed, or a message touched after it was freed?); further ones are counted and "
+           "reported when the system stops");
+}
+
+system_stats executor::stats() const {
+  system_stats s;
+  s.workers.reserve(worker_count_);
+  for (const worker& w : workers_) {
+    s.workers.push_back(w.counters.snapshot());
+    s.total += s.workers.back();
+  }
+  s.total.actors_created += foreign_.created.load(std::memory_order_relaxed);
+  s.total.actors_finished += foreign_.finished.load(std::memory_order_relaxed);
+  s.total.messages_sent += foreign_.sent.load(std::memory_order_relaxed);
+  s.total.dead_letters += foreign_.dead_letters.load(std::memory_order_relaxed);
+  return s;
+}
+
+// parked_ only reaches N through a fetch_add by the last worker to park
+// (a waker's fetch_sub can only precede its worker's fetch_add, making the
+// count lower, never higher). So N means every worker committed to sleep
+// after finding all its queues empty under their locks.
+void executor::on_parked() noexcept {
+  if (parked_.fetch_add(1, std::memory_order_acq_rel) + 1 == worker_count_) {
+    quiescent_epoch_.fetch_add(1, std::memory_order_release);
+    quiescent_epoch_.notify_all();
+  }
+}
+
+void executor::refuse_from_worker(const char* what) const {
+  if (this_worker() != nullptr)
+    throw std::logic_error{std::string{"tact: "} + what +
+                           " called from a behaviour of the same system; a worker cannot wait for "
+                           "itself"};
+}
+
+void executor::await_quiescence() {
+  refuse_from_worker("await_quiescence()");
+  while (!stopped()) {
+    // Epoch first: if the last worker parks after our check, the epoch has
+    // moved and the wait returns at once.
+    const std::uint32_t epoch = quiescent_epoch_.load(std::memory_order_acquire);
+    if (parked_.load(std::memory_order_acquire) == worker_count_) return;
+    quiescent_epoch_.wait(epoch, std::memory_order_acquire);
+  }
+}
+
+// Read at quiescence: every worker's counters were published by its
+// fetch_add on parked_, which our acquire load of N synchronizes with.
+// Finished before created, so a race with another thread can only
+// overestimate the live actors (and keep stop() waiting), never miss one.
+std::uint64_t executor::live_actors() const noexcept {
+  std::uint64_t finished = foreign_.finished.load(std::memory_order_acquire);
+  for (const worker& w : workers_) finished += w.counters.actors_finished.get();
+  std::uint64_t created = foreign_.created.load(std::memory_order_acquire);
+  for (const worker& w : workers_) created += w.counters.actors_created.get();
+  return created - finished;
+}
+
+void executor::wait_until_finished() {
+  bool reported = false;
+  for (;;) {
+    const std::uint32_t epoch = quiescent_epoch_.load(std::memory_order_acquire);
+    if (parked_.load(std::memory_order_acquire) == worker_count_) {
+      const std::uint64_t live = live_actors();
+      if (live == 0) return;
+      if (!reported) {
+        report(diagnostic_kind::idle_with_live_actors,
+               "stop() is waiting for " + std::to_string(live) +
+                   " actor(s) that have not finished, but no message is queued or running, so "
+                   "only a send from another thread can finish them; send them finished_msg or "
+                   "delete_msg (or return Finished or Delete)");
+        reported = true;
+      }
+    }
+    // Returns once the system has been busy and is quiescent again.
+    quiescent_epoch_.wait(epoch, std::memory_order_acquire);
+  }
+}
+
+void executor::join_workers() noexcept {
+  stopping_.store(true, std::memory_order_seq_cst);
+  for (worker& w : workers_) w.wake();
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+}
+
+void executor::stop() {
+  refuse_from_worker("stop()");
+  std::lock_guard guard{stop_mutex_};
+  if (stopped()) return;
+  wait_until_finished();
+  join_workers();
+  std::uint64_t queued = 0;
+  for (work_queue& q : queues_) queued += q.discard();
+  const std::uint64_t dead = stats().total.dead_letters;
+  if (queued + dead > 0)
+    report(diagnostic_kind::messages_unreceived,
+           std::to_string(queued + dead) + " message(s) were sent but never received: " +
+               std::to_string(queued) + " still queued at shutdown (their allocation actions did " +
+               "not run), " + std::to_string(dead) +
+               " sent to or delivered after a finished actor (dead letters)");
+  if (const std::uint64_t unsent = foreign_.unsent_messages.load(std::memory_order_relaxed); unsent > 1)
+    report(diagnostic_kind::message_never_sent,
+           std::to_string(unsent) + " messages in all were destroyed without ever being sent");
+  stopped_.store(true, std::memory_order_release);
+  quiescent_epoch_.fetch_add(1, std::memory_order_release);
+  quiescent_epoch_.notify_all();
+  executor* self = this;
+  default_executor.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
+}
+
+}  // namespace tact::detail

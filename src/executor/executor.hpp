@@ -1,0 +1,140 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <tact/config.hpp>
+#include <tact/detail/envelope.hpp>
+#include <tact/diagnostic.hpp>
+#include <tact/stats.hpp>
+
+#include "executor/worker.hpp"
+#include "mailbox/work_queue.hpp"
+#include "support/fixed_array.hpp"
+#include "support/padded.hpp"
+
+namespace tact {
+class actor_system;
+}
+
+namespace tact::detail {
+
+// The message-centric executor (seed 000): M work queues in a master array
+// (senders post by queue index), and the ownership array of M pointers in
+// which each of the N workers owns a contiguous block. A worker only ever
+// reaches its queues through the ownership array, so work stealing can move
+// a queue between workers by swapping two pointers there.
+//
+// The actor models see two things: admit() (a queue for a new actor) and
+// post() (an envelope to a queue). Everything else is lifecycle.
+class executor {
+ public:
+  // Validates the configuration (std::invalid_argument) and starts workers.
+  executor(const system_config& config, actor_system& owner);
+  ~executor();
+  executor(const executor&) = delete;
+  executor& operator=(const executor&) = delete;
+
+  // ---- queries ----
+  const system_config& config() const noexcept { return config_; }
+  actor_system& owner() const noexcept { return owner_; }
+  std::uint32_t worker_count() const noexcept { return worker_count_; }
+  std::uint32_t queue_count() const noexcept { return queue_count_; }
+  bool stopping() const noexcept { return stopping_.load(std::memory_order_seq_cst); }
+  bool stopped() const noexcept { return stopped_.load(std::memory_order_acquire); }
+  std::uint32_t parked_workers() const noexcept { return parked_.load(std::memory_order_acquire); }
+  system_stats stats() const;
+
+  // The worker of this executor running on the calling thread, or nullptr.
+  worker* this_worker() const noexcept {
+    worker* w = this_thread_worker;
+    return w != nullptr && &w->owner() == this ? w : nullptr;
+  }
+
+  // The executor actors join by default on this thread (see actor::actor()):
+  // an ambient_scope's, else the running worker's, else the process
+  // default. nullptr if none.
+  static executor* ambient() noexcept;
+  static void set_scope(executor* scope) noexcept;
+  static executor* scope() noexcept;
+
+  // ---- for actor models; safe from any thread ----
+
+  // A new actor: counts it alive and returns its queue (round robin).
+  // std::logic_error once the system is stopping.
+  std::uint32_t admit();
+  void count_finished() noexcept;
+  void count_dead_letter() noexcept;
+
+  // Appends `e` to queue `queue` and wakes its worker if it was parked.
+  void post(std::uint32_t queue, const envelope& e) {
+    worker* self = this_worker();
+    if (self != nullptr) {
+      if (self->try_append(queues_[queue], e)) return;
+      self->counters.messages_sent.add();
+    } else {
+      foreign_.sent.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (worker* sleeper = queues_[queue].post(e)) sleeper->wake();
+  }
+
+  // Hands a diagnostic to the configured handler.
+  void report(diagnostic_kind kind, std::string text, std::exception_ptr error = {}) const noexcept;
+
+  // A message was destroyed without being sent (checks): the first is
+  // reported at once, the rest counted and summed up by stop(), so a
+  // program that does this in a loop is told once, not flooded.
+  void note_unsent_message() noexcept;
+
+  // ---- lifecycle (not from a worker: std::logic_error) ----
+  void await_quiescence();
+  void stop();
+
+  // ---- for workers ----
+  work_queue& owned_queue(std::uint32_t slot) noexcept {
+    return *ownership_[slot].load(std::memory_order_relaxed);
+  }
+  void on_parked() noexcept;
+  void on_unparked() noexcept { parked_.fetch_sub(1, std::memory_order_acq_rel); }
+
+ private:
+  // Counters for threads that are not workers: shared, so atomic RMW.
+  struct foreign_counters {
+    std::atomic<std::uint64_t> created{0};
+    std::atomic<std::uint64_t> finished{0};
+    std::atomic<std::uint64_t> sent{0};
+    std::atomic<std::uint64_t> dead_letters{0};
+    std::atomic<std::uint64_t> unsent_messages{0};
+    std::atomic<std::uint32_t> ticket{0};
+  };
+
+  void refuse_from_worker(const char* what) const;
+  std::uint64_t live_actors() const noexcept;
+  void wait_until_finished();
+  void join_workers() noexcept;
+
+  const system_config config_;
+  actor_system& owner_;
+  const std::uint32_t worker_count_;
+  const std::uint32_t queue_count_;
+  fixed_array<padded<work_queue>> queues_;          // master array
+  fixed_array<std::atomic<work_queue*>> ownership_;  // seed: worker_queues
+  fixed_array<padded<worker>> workers_;
+  std::vector<std::thread> threads_;
+  padded<foreign_counters> foreign_;
+
+  // Quiescence: parked_ counts workers parked; when it reaches N the epoch
+  // advances and waiters (await_quiescence, stop) re-check.
+  std::atomic<std::uint32_t> parked_{0};
+  std::atomic<std::uint32_t> quiescent_epoch_{0};
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> stopped_{false};
+  std::mutex stop_mutex_;
+};
+
+}  // namespace tact::detail

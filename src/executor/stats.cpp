@@ -1,0 +1,23 @@
+#include <ostream>
+
+#include <tact/stats.hpp>
+
+namespace tact {
+
+std::ostream& operator<<(std::ostream& out, const worker_stats& s) {
+  return out << "actors created " << s.actors_created << ", finished " << s.actors_finished
+             << "; messages sent " << s.messages_sent << " (local " << s.local_sends
+             << "), processed " << s.messages_processed << "; gulps " << s.gulps
+             << " (average size " << s.average_gulp_size() << "), missed " << s.missed_gulps
+             << "; parks " << s.parks << ", wake-ups " << s.wakeups << "; dead letters "
+             << s.dead_letters;
+}
+
+std::ostream& operator<<(std::ostream& out, const system_stats& s) {
+  out << "total: " << s.total << '\n';
+  for (std::size_t i = 0; i < s.workers.size(); ++i)
+    out << "worker " << i << ": " << s.workers[i] << '\n';
+  return out;
+}
+
+}  // namespace tact

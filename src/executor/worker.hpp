@@ -1,0 +1,75 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include <tact/detail/envelope.hpp>
+
+#include "executor/counters.hpp"
+#include "mailbox/work_queue.hpp"
+
+namespace tact::detail {
+
+class executor;
+
+// One executor thread. It owns a contiguous block of slots in the
+// executor's ownership array and sweeps them round robin: test each queue
+// without the lock, gulp it, process the batch locally (seed 000, "CFA
+// Executor"). After enough empty sweeps it parks until a send wakes it.
+class worker {
+ public:
+  worker(executor& owner, std::uint32_t index, std::uint32_t first_slot,
+         std::uint32_t last_slot) noexcept;
+
+  // The thread's body: returns once the executor is stopping.
+  void run();
+
+  // Any thread: makes a parked (or parking) worker sweep again.
+  void wake() noexcept;
+
+  // Only on this worker's thread. A send to the queue whose batch this
+  // worker is processing joins that batch directly, with no lock, while
+  // the per-gulp budget lasts. FIFO per sender holds: every earlier send
+  // from an actor of this queue is already in this batch or was processed
+  // before it, and once the budget is spent all later sends of this batch
+  // go through the mailbox, which is gulped after the batch is done.
+  bool try_append(const work_queue& q, const envelope& e) {
+    if (current_ != &q || budget_ == 0) return false;
+    --budget_;
+    current_->batch().push(e);
+    counters.local_sends.add();
+    counters.messages_sent.add();
+    return true;
+  }
+
+  // Only on this worker's thread: the queue for the next actor created by
+  // a behaviour here (round robin over all queues, starting in our block).
+  std::uint32_t next_ticket() noexcept;
+
+  executor& owner() const noexcept { return owner_; }
+  std::uint32_t index() const noexcept { return index_; }
+
+  worker_counters counters;
+
+ private:
+  enum state : int { running, parking, parked };
+
+  bool sweep();
+  void process(work_queue& q);
+  void park();
+
+  executor& owner_;
+  const std::uint32_t index_;
+  const std::uint32_t first_slot_;
+  const std::uint32_t last_slot_;
+  const std::uint32_t local_batch_;
+  std::uint32_t ticket_;
+  work_queue* current_ = nullptr;  // queue whose batch is being processed
+  std::uint32_t budget_ = 0;       // same-queue appends left for this batch
+  std::atomic<int> state_{running};
+};
+
+// The worker running on this thread, if any (of whichever executor).
+extern thread_local worker* this_thread_worker __attribute__((tls_model("initial-exec")));
+
+}  // namespace tact::detail

@@ -1,0 +1,113 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <utility>
+
+#include "mailbox/copy_queue.hpp"
+#include "mailbox/spinlock.hpp"
+
+namespace tact::detail {
+
+class worker;
+
+// One mailbox shard (seed 000, "CFA Executor"): a lock, the mailbox copy
+// queue senders append to, and being_processed. Many actors share a work
+// queue; all messages to one classic actor go to one work queue, which is
+// what gives per-sender FIFO and one message at a time per actor.
+//
+// A gulp takes the whole mailbox at once by swapping it, under the lock,
+// with this queue's second copy queue (the batch); the gulping worker then
+// drains the batch with no lock and no atomics while senders keep
+// appending to the now empty mailbox. Each work queue keeps its own pair of
+// arrays, so each stays sized for its own traffic instead of arrays
+// migrating between busy and idle queues and regrowing.
+class work_queue {
+ public:
+  enum class gulp_result { empty, busy, taken };
+
+  explicit work_queue(std::uint32_t floor) noexcept : mailbox_{floor}, batch_{floor} {}
+
+  // ---- any thread ----
+
+  // Appends `e`. Returns the worker that parked waiting for mail on this
+  // queue, unregistering it, or nullptr; the caller must wake it.
+  worker* post(const envelope& e) {
+    std::lock_guard guard{lock_};
+    mailbox_.push(e);
+    pending_.store(mailbox_.size(), std::memory_order_relaxed);
+    return std::exchange(waiter_, nullptr);
+  }
+
+  // The "test" of test-and-gulp: an unlocked, possibly stale look. Mail it
+  // misses is found on a later sweep (and parking re-checks under the lock).
+  bool looks_empty() const noexcept { return pending_.load(std::memory_order_relaxed) == 0; }
+
+  // Another unlocked hint, for thieves choosing a queue.
+  bool being_processed() const noexcept {
+    return being_processed_.load(std::memory_order_relaxed);
+  }
+
+  // ---- the worker that owns this queue (or steals it) ----
+
+  // Takes the whole mailbox into the batch and marks the queue processed,
+  // unless someone is already processing it (busy) or there is no mail.
+  gulp_result gulp() noexcept {
+    std::lock_guard guard{lock_};
+    // Acquire pairs with finish()'s release: whoever processed this queue
+    // last is done with the batch and with the actors' state.
+    if (being_processed_.load(std::memory_order_acquire)) return gulp_result::busy;
+    if (mailbox_.empty()) return gulp_result::empty;
+    being_processed_.store(true, std::memory_order_relaxed);  // read under the lock
+    mailbox_.swap(batch_);
+    pending_.store(0, std::memory_order_relaxed);
+    return gulp_result::taken;
+  }
+
+  // The gulped messages: only between a taken gulp and finish(), only by
+  // the worker that gulped.
+  copy_queue& batch() noexcept { return batch_; }
+
+  // After draining the batch: recycles it and lets the queue be gulped
+  // again. Release: the next gulp, on any worker, sees all our effects.
+  void finish() noexcept {
+    batch_.recycle();
+    being_processed_.store(false, std::memory_order_release);
+  }
+
+  // Parking: registers `w` to be returned by the next post(), provided
+  // the mailbox is empty now. Under the lock, so a post either happened
+  // before (and we see its mail) or happens after (and sees `w`).
+  bool register_waiter(worker* w) noexcept {
+    std::lock_guard guard{lock_};
+    if (!mailbox_.empty()) return false;
+    waiter_ = w;
+    return true;
+  }
+
+  // ---- after the workers have stopped ----
+
+  // Drops what is still queued; returns how many envelopes that was.
+  std::uint32_t discard() noexcept {
+    std::lock_guard guard{lock_};
+    const std::uint32_t dropped = mailbox_.size();
+    while (!mailbox_.empty()) mailbox_.pop();
+    mailbox_.recycle();
+    pending_.store(0, std::memory_order_relaxed);
+    return dropped;
+  }
+
+ private:
+  // Senders' line.
+  spinlock lock_;
+  std::atomic<std::uint32_t> pending_{0};  // mailbox size, for looks_empty()
+  worker* waiter_ = nullptr;               // guarded by lock_
+  copy_queue mailbox_;                     // guarded by lock_
+
+  // The processing worker's line.
+  alignas(64) std::atomic<bool> being_processed_{false};
+  copy_queue batch_;  // owned by whoever set being_processed_
+};
+
+}  // namespace tact::detail

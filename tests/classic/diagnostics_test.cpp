@@ -1,0 +1,99 @@
+// Debug checks (meson option `checks`, on in the test build).
+#include <catch2/catch.hpp>
+
+#include <atomic>
+
+#include <tact/tact.hpp>
+
+#include "support/test_support.hpp"
+
+using Catch::Matchers::Contains;
+using kind = tact::diagnostic_kind;
+
+namespace {
+
+struct note : tact::message {};
+
+struct listener : tact::actor {
+  int received = 0;
+  tact::allocation receive(note&) {
+    ++received;
+    return Nodelete;
+  }
+};
+
+struct dying_note : note {
+  explicit dying_note(std::atomic<int>& destroyed) : destroyed{&destroyed} {}
+  ~dying_note() override { destroyed->fetch_add(1); }
+  std::atomic<int>* destroyed;
+};
+
+}  // namespace
+
+TEST_CASE("the test build has the debug checks on") { STATIC_REQUIRE(tact::build::checks); }
+
+TEST_CASE("a send to a finished actor is reported and dropped, never delivered") {
+  tact::test::diagnostics_log log;
+  std::atomic<int> destroyed{0};
+  tact::actor_system system{{.workers = 2, .on_diagnostic = log.handler()}};
+  listener l;
+  l | tact::finished_msg;
+  system.await_quiescence();
+  REQUIRE(l.finished());
+
+  auto* late = new dying_note{destroyed};
+  late->set_allocation(tact::allocation::Delete);
+  l | *late;
+  system.stop();
+
+  CHECK(l.received == 0);
+  CHECK(destroyed == 1);  // the dead letter still got its allocation action
+  CHECK(system.stats().total.dead_letters == 1);
+  const auto reports = log.of(kind::send_to_finished);
+  REQUIRE(reports.size() == 1);
+  CHECK_THAT(reports[0].text, Contains("dying_note") && Contains("listener"));
+}
+
+TEST_CASE("a message queued behind a poison pill is reported, and counted at shutdown") {
+  tact::test::diagnostics_log log;
+  tact::actor_system system{{.workers = 1, .on_diagnostic = log.handler()}};
+  listener l;
+  note early;
+  note behind;
+  l | early | tact::finished_msg | behind;
+  system.stop();
+  CHECK(l.received == 1);
+  CHECK(log.count(kind::delivery_to_finished) == 1);
+  const auto summary = log.of(kind::messages_unreceived);
+  REQUIRE(summary.size() == 1);
+  CHECK_THAT(summary[0].text, Contains("1 message(s) were sent but never received"));
+}
+
+TEST_CASE("a message destroyed without ever being sent is reported once, then counted") {
+  tact::test::diagnostics_log log;
+  tact::actor_system system{{.workers = 1, .on_diagnostic = log.handler()}};
+  { note forgotten; }
+  CHECK(log.count(kind::message_never_sent) == 1);
+  {
+    listener l;
+    note sent;
+    l | sent | tact::finished_msg;
+    system.await_quiescence();
+  }
+  CHECK(log.count(kind::message_never_sent) == 1);  // sent messages are not reported
+  for (int i = 0; i < 1000; ++i) note also_forgotten;
+  CHECK(log.count(kind::message_never_sent) == 1);  // not flooded
+  system.stop();
+  const auto reports = log.of(kind::message_never_sent);
+  REQUIRE(reports.size() == 2);
+  CHECK_THAT(reports[1].text, Contains("1001 messages in all"));
+}
+
+TEST_CASE("an actor destroyed before it finished is reported and not waited for") {
+  tact::test::diagnostics_log log;
+  tact::actor_system system{{.workers = 2, .on_diagnostic = log.handler()}};
+  { listener careless; }
+  system.stop();  // returns: the destroyed actor no longer counts as alive
+  CHECK(log.count(kind::actor_destroyed_unfinished) == 1);
+  CHECK(log.count(kind::idle_with_live_actors) == 0);
+}

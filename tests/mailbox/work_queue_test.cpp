@@ -1,0 +1,85 @@
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+
+#include "mailbox/work_queue.hpp"
+
+using tact::detail::envelope;
+using tact::detail::work_queue;
+using gulp = work_queue::gulp_result;
+
+namespace {
+
+envelope numbered(std::uintptr_t n) { return envelope{reinterpret_cast<void*>(n), nullptr, nullptr}; }
+std::uintptr_t number_of(const envelope& e) { return reinterpret_cast<std::uintptr_t>(e.target); }
+
+// Stands for a parked worker: the queue only stores and returns the pointer.
+tact::detail::worker* fake_worker(int& storage) { return reinterpret_cast<tact::detail::worker*>(&storage); }
+
+}  // namespace
+
+TEST_CASE("a gulp takes the whole mailbox and leaves it empty for new posts") {
+  work_queue q{16};
+  for (std::uintptr_t i = 0; i < 5; ++i) q.post(numbered(i));
+  REQUIRE_FALSE(q.looks_empty());
+  REQUIRE(q.gulp() == gulp::taken);
+  CHECK(q.being_processed());
+  CHECK(q.looks_empty());
+  REQUIRE(q.batch().size() == 5);
+
+  q.post(numbered(99));  // arrives while the batch is processed
+  CHECK(q.batch().size() == 5);
+  CHECK_FALSE(q.looks_empty());
+  for (std::uintptr_t i = 0; i < 5; ++i) REQUIRE(number_of(q.batch().pop()) == i);
+  q.finish();
+  CHECK_FALSE(q.being_processed());
+
+  REQUIRE(q.gulp() == gulp::taken);
+  REQUIRE(q.batch().size() == 1);
+  CHECK(number_of(q.batch().pop()) == 99);
+  q.finish();
+}
+
+TEST_CASE("a queue being processed is not gulped again until it is finished") {
+  work_queue q{16};
+  q.post(numbered(1));
+  REQUIRE(q.gulp() == gulp::taken);
+  q.post(numbered(2));
+  CHECK(q.gulp() == gulp::busy);  // the seed's missed gulp
+  q.batch().pop();
+  q.finish();
+  REQUIRE(q.gulp() == gulp::taken);
+  CHECK(number_of(q.batch().pop()) == 2);
+  q.finish();
+}
+
+TEST_CASE("an empty queue is not gulped") {
+  work_queue q{16};
+  CHECK(q.looks_empty());
+  CHECK(q.gulp() == gulp::empty);
+  CHECK_FALSE(q.being_processed());
+}
+
+TEST_CASE("a waiter registered on an empty queue is handed to the next post, once") {
+  work_queue q{16};
+  int storage = 0;
+  REQUIRE(q.register_waiter(fake_worker(storage)));
+  CHECK(q.post(numbered(1)) == fake_worker(storage));
+  CHECK(q.post(numbered(2)) == nullptr);
+}
+
+TEST_CASE("a queue with mail refuses to register a waiter") {
+  work_queue q{16};
+  int storage = 0;
+  q.post(numbered(1));
+  CHECK_FALSE(q.register_waiter(fake_worker(storage)));
+  CHECK(q.post(numbered(2)) == nullptr);
+}
+
+TEST_CASE("discarding a queue drops and counts what is still queued") {
+  work_queue q{16};
+  for (std::uintptr_t i = 0; i < 7; ++i) q.post(numbered(i));
+  CHECK(q.discard() == 7);
+  CHECK(q.looks_empty());
+  CHECK(q.gulp() == gulp::empty);
+}
