@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "support/futex.hpp"
+
 
 namespace tact::detail {
 namespace {
@@ -134,10 +136,23 @@ system_stats executor::stats() const {
 // count lower, never higher). So N means every worker committed to sleep
 // after finding all its queues empty under their locks.
 void executor::on_parked() noexcept {
-  if (parked_.fetch_add(1, std::memory_order_acq_rel) + 1 == worker_count_) {
-    quiescent_epoch_.fetch_add(1, std::memory_order_release);
-    quiescent_epoch_.notify_all();
-  }
+  if (parked_.fetch_add(1, std::memory_order_acq_rel) + 1 == worker_count_) advance_epoch();
+}
+
+// Waiter: [waiters += 1; load epoch]; advancer: [epoch += 1; load waiters].
+// Both sequentially consistent, so either the waiter sees the new epoch and
+// does not sleep, or the advancer sees the waiter and wakes it (the kernel
+// re-checks the epoch atomically before sleeping). No system call when
+// nobody waits, which is the common case.
+void executor::advance_epoch() noexcept {
+  quiescent_epoch_.fetch_add(1, std::memory_order_seq_cst);
+  if (epoch_waiters_.load(std::memory_order_seq_cst) != 0) futex_wake_all(quiescent_epoch_);
+}
+
+void executor::await_epoch_change(std::uint32_t seen) noexcept {
+  epoch_waiters_.fetch_add(1, std::memory_order_seq_cst);
+  while (quiescent_epoch_.load(std::memory_order_seq_cst) == seen) futex_wait(quiescent_epoch_, seen);
+  epoch_waiters_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void executor::refuse_from_worker(const char* what) const {
@@ -154,7 +169,7 @@ void executor::await_quiescence() {
     // moved and the wait returns at once.
     const std::uint32_t epoch = quiescent_epoch_.load(std::memory_order_acquire);
     if (parked_.load(std::memory_order_acquire) == worker_count_) return;
-    quiescent_epoch_.wait(epoch, std::memory_order_acquire);
+    await_epoch_change(epoch);
   }
 }
 
@@ -187,7 +202,7 @@ void executor::wait_until_finished() {
       }
     }
     // Returns once the system has been busy and is quiescent again.
-    quiescent_epoch_.wait(epoch, std::memory_order_acquire);
+    await_epoch_change(epoch);
   }
 }
 
@@ -217,8 +232,7 @@ void executor::stop() {
     report(diagnostic_kind::message_never_sent,
            std::to_string(unsent) + " messages in all were destroyed without ever being sent");
   stopped_.store(true, std::memory_order_release);
-  quiescent_epoch_.fetch_add(1, std::memory_order_release);
-  quiescent_epoch_.notify_all();
+  advance_epoch();
   executor* self = this;
   default_executor.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
 }

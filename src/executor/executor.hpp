@@ -114,6 +114,8 @@ class executor {
   };
 
   void refuse_from_worker(const char* what) const;
+  void await_epoch_change(std::uint32_t seen) noexcept;
+  void advance_epoch() noexcept;
   std::uint64_t live_actors() const noexcept;
   void wait_until_finished();
   void join_workers() noexcept;
@@ -132,6 +134,7 @@ class executor {
   // advances and waiters (await_quiescence, stop) re-check.
   std::atomic<std::uint32_t> parked_{0};
   std::atomic<std::uint32_t> quiescent_epoch_{0};
+  std::atomic<std::uint32_t> epoch_waiters_{0};
   std::atomic<bool> stopping_{false};
   std::atomic<bool> stopped_{false};
   std::mutex stop_mutex_;

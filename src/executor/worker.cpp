@@ -4,6 +4,7 @@
 
 #include "executor/executor.hpp"
 #include "support/cpu_relax.hpp"
+#include "support/futex.hpp"
 
 namespace tact::detail {
 
@@ -104,11 +105,11 @@ void worker::park() {
     state_.store(running, std::memory_order_relaxed);
     return;
   }
-  int expected = parking;
+  std::uint32_t expected = parking;
   if (!state_.compare_exchange_strong(expected, parked, std::memory_order_seq_cst)) return;
   counters.parks.add();
   owner_.on_parked();
-  while (state_.load(std::memory_order_acquire) == parked) state_.wait(parked, std::memory_order_acquire);
+  while (state_.load(std::memory_order_acquire) == parked) futex_wait(state_, parked);
   counters.wakeups.add();
 }
 
@@ -117,7 +118,7 @@ void worker::wake() noexcept {
   // a park that is committing concurrently.
   if (state_.exchange(running, std::memory_order_seq_cst) == parked) {
     owner_.on_unparked();
-    state_.notify_one();
+    futex_wake_one(state_);
   }
 }
 

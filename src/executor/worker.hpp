@@ -52,7 +52,7 @@ class worker {
   worker_counters counters;
 
  private:
-  enum state : int { running, parking, parked };
+  enum state : std::uint32_t { running, parking, parked };
 
   bool sweep();
   void process(work_queue& q);
@@ -66,7 +66,7 @@ class worker {
   std::uint32_t ticket_;
   work_queue* current_ = nullptr;  // queue whose batch is being processed
   std::uint32_t budget_ = 0;       // same-queue appends left for this batch
-  std::atomic<int> state_{running};
+  std::atomic<std::uint32_t> state_{running};
 };
 
 // The worker running on this thread, if any (of whichever executor).

@@ -95,3 +95,40 @@ TEST_CASE("several threads sending to a parking system lose no message") {
   }
   system.stop();
 }
+
+namespace {
+
+struct poke : tact::message {};
+
+// Writes a plain field: only await_quiescence's handshake orders that write
+// before the test thread's read, so a missing acquire or release in it is
+// a data race ThreadSanitizer reports.
+struct scribe : tact::actor {
+  std::uint64_t value = 0;
+  tact::allocation receive(poke&) {
+    ++value;
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("await_quiescence makes every behaviour's writes visible to its caller") {
+  const std::uint32_t workers = GENERATE(2u, 8u);
+  // One queue per worker, so each scribe lives on a different worker.
+  tact::actor_system system{{.workers = workers, .queues = workers, .idle_spins = 0, .idle_yields = 0}};
+  std::vector<std::unique_ptr<scribe>> scribes;
+  for (std::uint32_t i = 0; i < workers; ++i) scribes.push_back(std::make_unique<scribe>());
+  std::vector<poke> pokes(workers);
+  const std::uint64_t rounds = tact::test::scaled(2'000);
+  std::uint64_t mismatches = 0;
+  for (std::uint64_t round = 1; round <= rounds; ++round) {
+    system.await_quiescence();
+    for (std::uint32_t i = 0; i < workers; ++i) *scribes[i] | pokes[i];
+    system.await_quiescence();
+    for (const auto& s : scribes) mismatches += s->value == round ? 0 : 1;
+  }
+  CHECK(mismatches == 0);
+  for (const auto& s : scribes) *s | tact::finished_msg;
+  system.stop();
+}
