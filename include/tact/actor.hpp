@@ -46,7 +46,8 @@ class TACT_API actor {
 
   // Destroying an actor that has not finished counts it as finished (so
   // stop() does not wait for it) and is reported: messages still queued
-  // for it would reach a dead object.
+  // for it would reach a dead object. With checks on, destroying an actor
+  // while messages for it are queued is reported too.
   virtual ~actor();
 
   // The system this actor belongs to. Safe from any thread.
@@ -59,6 +60,12 @@ class TACT_API actor {
   friend struct detail::actor_access;
   detail::executor* executor_;
   std::atomic<std::uint32_t> queue_;
+  // With checks on: messages sent to this actor and not yet delivered, and
+  // the allocation action that waits for the last of them to land, so that
+  // a message queued behind the one that finished the actor is reported
+  // instead of reaching freed memory.
+  std::atomic<std::uint32_t> in_flight_{0};
+  std::atomic<allocation> deferred_{allocation::Nodelete};
 };
 
 }  // namespace tact

@@ -15,6 +15,7 @@ enum class diagnostic_kind {
   message_never_sent,          // a message destroyed without being sent (checks)
   messages_unreceived,         // messages still queued when the system stopped
   actor_destroyed_unfinished,  // an actor destroyed before it finished
+  actor_destroyed_with_queued_messages,  // ... while messages for it were queued (checks)
   idle_with_live_actors,       // stop() waits for actors, but nothing runs
 };
 

@@ -49,8 +49,8 @@ void deliver(void* target, void* msg) noexcept {
   M& m = *static_cast<M*>(msg);
   if constexpr (build::checks) {
     if (actor_access::queue_of(a) == finished_queue) [[unlikely]] {
-      report_delivery_to_finished(a, typeid(A), typeid(M));
       dispose(m);
+      report_delivery_to_finished(a, typeid(A), typeid(M));
       return;
     }
   }
@@ -62,6 +62,7 @@ void deliver(void* target, void* msg) noexcept {
   }
   dispose(m);
   if (outcome != allocation::Nodelete) retire(a, outcome);
+  if constexpr (build::checks) land(a);
 }
 
 template <class A, class P>
@@ -74,17 +75,19 @@ void deliver_pill(void* target, void*) noexcept {
     }
   }
   retire(a, pill_action<P>);
+  if constexpr (build::checks) land(a);
 }
 
 // Returns false, having reported it, if the receiver has finished.
 template <class A, class M>
 bool post_to(A& receiver, void* msg, run_fn run) {
+  if constexpr (build::checks) actor_access::take_off(receiver);
   const std::uint32_t queue = actor_access::queue_of(receiver);
   if (queue == finished_queue) [[unlikely]] {
     report_send_to_finished(receiver, typeid(A), typeid(M));
     return false;
   }
-  post(actor_access::executor_of(receiver), queue, envelope{std::addressof(receiver), msg, run});
+  post(actor_access::executor_of(receiver), queue, std::addressof(receiver), msg, run);
   return true;
 }
 

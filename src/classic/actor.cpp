@@ -1,6 +1,9 @@
 #include <tact/actor.hpp>
 
 #include <stdexcept>
+#include <string>
+
+#include <tact/build_config.hpp>
 
 #include <tact/actor_system.hpp>
 #include <tact/detail/classic_hooks.hpp>
@@ -25,6 +28,14 @@ actor::actor(actor_system& system)
     : executor_{system.executor_.get()}, queue_{executor_->admit()} {}
 
 actor::~actor() {
+  if constexpr (build::checks) {
+    if (const std::uint32_t queued = in_flight_.load(std::memory_order_seq_cst); queued > 0)
+      executor_->report(diagnostic_kind::actor_destroyed_with_queued_messages,
+                        "an actor was destroyed while " + std::to_string(queued) +
+                            " message(s) for it were still queued; they will reach a destroyed "
+                            "object (wait for them, e.g. with stop() or await_quiescence(), "
+                            "before the actor goes out of scope)");
+  }
   if (queue_.load(std::memory_order_relaxed) == detail::finished_queue) return;
   executor_->count_finished();
   executor_->report(diagnostic_kind::actor_destroyed_unfinished,

@@ -10,7 +10,9 @@
 // (the templates in tact/send.hpp are the other half).
 namespace tact::detail {
 
-void post(executor& ex, std::uint32_t queue, const envelope& e) { ex.post(queue, e); }
+void post(executor& ex, std::uint32_t queue, void* target, void* message, run_fn run) {
+  ex.post(queue, envelope{target, message, run});
+}
 
 void dispose_message(message& m, allocation how) noexcept {
   if (how == allocation::Delete)
@@ -19,16 +21,39 @@ void dispose_message(message& m, allocation how) noexcept {
     m.~message();
 }
 
-void retire(actor& a, allocation how) noexcept {
-  executor& ex = actor_access::executor_of(a);
-  actor_access::mark_finished(a);
-  ex.count_finished();
+namespace {
+
+void take_action(actor& a, allocation how) noexcept {
   switch (how) {
     case allocation::Delete: delete &a; break;
     case allocation::Destroy: a.~actor(); break;
     case allocation::Finished:
     case allocation::Nodelete: break;
   }
+}
+
+}  // namespace
+
+void retire(actor& a, allocation how) noexcept {
+  actor_access::executor_of(a).count_finished();
+  if constexpr (!build::checks) {
+    actor_access::mark_finished(a);
+    take_action(a, how);
+    return;
+  }
+  // The message being delivered is still in flight, so land() runs the
+  // action: after this delivery, or after the last message queued behind it.
+  actor_access::defer(a, how);
+  actor_access::mark_finished(a);
+}
+
+// Races with retire() on another message's landing: retire [defer; mark
+// finished] against land [count down; read finished], all sequentially
+// consistent. Whoever comes second sees both and takes the action; if both
+// do, the exchange on the deferred action lets only one of them act.
+void land(actor& a) noexcept {
+  if (actor_access::land_one(a) && actor_access::queue_of(a) == finished_queue)
+    take_action(a, actor_access::take_deferred(a));
 }
 
 void report_exception(actor& a, const std::type_info& actor_type,
@@ -45,10 +70,12 @@ void report_send_to_finished(actor& a, const std::type_info& actor_type,
                              const std::type_info& message_type) noexcept {
   executor& ex = actor_access::executor_of(a);
   ex.count_dead_letter();
-  if constexpr (build::checks)
+  if constexpr (build::checks) {
     ex.report(diagnostic_kind::send_to_finished,
               "a " + type_name(message_type) + " was sent to an actor " + type_name(actor_type) +
                   " that has finished; the message was dropped");
+    land(a);
+  }
 }
 
 void report_delivery_to_finished(actor& a, const std::type_info& actor_type,
@@ -58,6 +85,7 @@ void report_delivery_to_finished(actor& a, const std::type_info& actor_type,
   ex.report(diagnostic_kind::delivery_to_finished,
             "a " + type_name(message_type) + " queued for actor " + type_name(actor_type) +
                 " arrived after that actor finished; the message was dropped");
+  land(a);
 }
 
 }  // namespace tact::detail

@@ -11,7 +11,7 @@ namespace {
 // The process default: the first executor started while none was running.
 std::atomic<executor*> default_executor{nullptr};
 
-thread_local executor* scoped_executor __attribute__((tls_model("initial-exec"))) = nullptr;
+constinit thread_local executor* scoped_executor __attribute__((tls_model("initial-exec"))) = nullptr;
 
 std::uint32_t resolve_workers(const system_config& config) {
   const std::uint32_t workers =
@@ -182,7 +182,9 @@ std::uint64_t executor::live_actors() const noexcept {
   for (const worker& w : workers_) finished += w.counters.actors_finished.get();
   std::uint64_t created = foreign_.created.load(std::memory_order_acquire);
   for (const worker& w : workers_) created += w.counters.actors_created.get();
-  return created - finished;
+  // More finished than created only after a program destroyed an actor
+  // while its poison pill was still queued (reported on its own).
+  return created > finished ? created - finished : 0;
 }
 
 void executor::wait_until_finished() {

@@ -8,7 +8,7 @@
 
 namespace tact::detail {
 
-thread_local worker* this_thread_worker = nullptr;
+constinit thread_local worker* this_thread_worker = nullptr;
 
 worker::worker(executor& owner, std::uint32_t index, std::uint32_t first_slot,
                std::uint32_t last_slot) noexcept
@@ -63,14 +63,24 @@ void worker::process(work_queue& q) {
   current_ = &q;
   budget_ = local_batch_;
   std::uint64_t processed = 0;
-  // The envelope is copied out before it runs: the behaviour may append to
-  // this batch, which may move the array.
+  // The envelope's words are read out before it runs (the behaviour may
+  // append to this batch, which may move the array), one scalar load each:
+  // a sender just wrote them with three 8-byte stores, and a wider load
+  // spanning two of them could not be store-forwarded (a stall per message
+  // when a behaviour feeds its own batch).
   while (!batch.empty()) {
-    const envelope e = batch.pop();
-    e.run(e.target, e.message);
+    const envelope& next = batch.front();
+    const run_fn run = next.run;
+    void* const target = next.target;
+    void* const message = next.message;
+    batch.drop_front();
+    run(target, message);
     ++processed;
   }
   current_ = nullptr;
+  const std::uint32_t appended = local_batch_ - budget_;
+  counters.local_sends.add(appended);
+  counters.messages_sent.add(appended);
   counters.messages_processed.add(processed);
   q.finish();
 }

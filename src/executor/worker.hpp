@@ -33,12 +33,11 @@ class worker {
   // from an actor of this queue is already in this batch or was processed
   // before it, and once the budget is spent all later sends of this batch
   // go through the mailbox, which is gulped after the batch is done.
+  // Counted per batch, from the budget spent, not per send.
   bool try_append(const work_queue& q, const envelope& e) {
     if (current_ != &q || budget_ == 0) return false;
     --budget_;
     current_->batch().push(e);
-    counters.local_sends.add();
-    counters.messages_sent.add();
     return true;
   }
 
@@ -70,6 +69,7 @@ class worker {
 };
 
 // The worker running on this thread, if any (of whichever executor).
-extern thread_local worker* this_thread_worker __attribute__((tls_model("initial-exec")));
+// constinit: no dynamic initialization, so reading it needs no guard call.
+extern constinit thread_local worker* this_thread_worker __attribute__((tls_model("initial-exec")));
 
 }  // namespace tact::detail

@@ -41,6 +41,9 @@ class copy_queue {
   }
   // Precondition: !empty().
   envelope pop() noexcept { return data_[head_++]; }
+  // The same in two steps, for a reader that copies the words itself.
+  const envelope& front() const noexcept { return data_[head_]; }
+  void drop_front() noexcept { ++head_; }
 
   // Precondition: empty(). Rewinds for the next batch and applies the
   // reclamation rule to what this batch used.

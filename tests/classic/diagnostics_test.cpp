@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <vector>
 
 #include <tact/tact.hpp>
 
@@ -67,6 +68,27 @@ TEST_CASE("a message queued behind a poison pill is reported, and counted at shu
   const auto summary = log.of(kind::messages_unreceived);
   REQUIRE(summary.size() == 1);
   CHECK_THAT(summary[0].text, Contains("1 message(s) were sent but never received"));
+}
+
+TEST_CASE("an actor deleted with messages queued behind it is freed only after they are dropped") {
+  tact::test::diagnostics_log log;
+  struct doomed : listener {
+    explicit doomed(const tact::test::diagnostics_log& log, std::size_t& late_at_death)
+        : log{&log}, late_at_death{&late_at_death} {}
+    ~doomed() override { *late_at_death = log->count(kind::delivery_to_finished); }
+    const tact::test::diagnostics_log* log;
+    std::size_t* late_at_death;
+  };
+  std::size_t late_at_death = 0;
+  tact::actor_system system{{.workers = 1, .on_diagnostic = log.handler()}};
+  auto& d = system.spawn<doomed>(log, late_at_death);
+  std::vector<note> behind(5);
+  d | tact::delete_msg;
+  for (note& n : behind) d | n;
+  system.stop();
+  CHECK(late_at_death == 5);  // the memory outlived every late delivery
+  CHECK(log.count(kind::delivery_to_finished) == 5);
+  CHECK(system.stats().total.dead_letters == 5);
 }
 
 TEST_CASE("a message destroyed without ever being sent is reported once, then counted") {

@@ -6,6 +6,7 @@
 #include <typeinfo>
 
 #include <tact/actor.hpp>
+#include <tact/build_config.hpp>
 #include <tact/detail/envelope.hpp>
 #include <tact/export.hpp>
 #include <tact/message.hpp>
@@ -17,15 +18,29 @@ namespace tact::detail {
 // An actor's queue index once it has finished: no queue has it.
 inline constexpr std::uint32_t finished_queue = std::numeric_limits<std::uint32_t>::max();
 
+// Without checks, the queue index is read relaxed: sending to a finished
+// actor is a user error, the load only has to be tear-free. With checks,
+// sequentially consistent, pairing with the in-flight count (see land()).
+inline constexpr std::memory_order queue_order =
+    build::checks ? std::memory_order_seq_cst : std::memory_order_relaxed;
+
 struct actor_access {
   static executor& executor_of(actor& a) noexcept { return *a.executor_; }
-  // Relaxed: a finished actor is a user error to send to; the load only has
-  // to be tear-free so the check can report it.
-  static std::uint32_t queue_of(const actor& a) noexcept {
-    return a.queue_.load(std::memory_order_relaxed);
+  static std::uint32_t queue_of(const actor& a) noexcept { return a.queue_.load(queue_order); }
+  static void mark_finished(actor& a) noexcept { a.queue_.store(finished_queue, queue_order); }
+  // Checks only: a message to `a` is about to be posted.
+  static void take_off(actor& a) noexcept { a.in_flight_.fetch_add(1, std::memory_order_seq_cst); }
+  static std::uint32_t in_flight(const actor& a) noexcept {
+    return a.in_flight_.load(std::memory_order_seq_cst);
   }
-  static void mark_finished(actor& a) noexcept {
-    a.queue_.store(finished_queue, std::memory_order_relaxed);
+  static void defer(actor& a, allocation how) noexcept {
+    a.deferred_.store(how, std::memory_order_relaxed);
+  }
+  static allocation take_deferred(actor& a) noexcept {
+    return a.deferred_.exchange(allocation::Nodelete, std::memory_order_acq_rel);
+  }
+  static bool land_one(actor& a) noexcept {
+    return a.in_flight_.fetch_sub(1, std::memory_order_seq_cst) == 1;
   }
 };
 
@@ -33,16 +48,23 @@ struct message_access {
   static void mark_sent(message& m) noexcept { m.sent_.store(true, std::memory_order_relaxed); }
 };
 
-// Posts `e` to work queue `queue` of `ex`: the only seam between the actor
-// models and the executor. Safe from any thread.
-TACT_API void post(executor& ex, std::uint32_t queue, const envelope& e);
+// Posts the envelope {target, message, run} to work queue `queue` of `ex`:
+// the only seam between the actor models and the executor. The three words
+// travel in registers rather than through a stack copy. Any thread.
+TACT_API void post(executor& ex, std::uint32_t queue, void* target, void* message, run_fn run);
 
 // Deletes or destroys a delivered message whose allocation says so.
 TACT_API void dispose_message(message& m, allocation how) noexcept;
 
-// Takes an actor's allocation action after a behaviour returned something
-// other than Nodelete, and counts it finished. On the worker running it.
+// Marks an actor finished and counts it, after a behaviour returned
+// something other than Nodelete (or a poison pill arrived), and takes its
+// allocation action: at once without checks; with checks, when the last
+// message in flight to it lands. On the worker running it.
 TACT_API void retire(actor& a, allocation how) noexcept;
+
+// Checks only: one message to `a` has been delivered or dropped. The last
+// one to land after `a` finished takes its deferred allocation action.
+TACT_API void land(actor& a) noexcept;
 
 // Called inside a catch block of a delivery: hands the exception to the
 // system's diagnostic handler, naming both types.
@@ -50,7 +72,8 @@ TACT_API void report_exception(actor& a, const std::type_info& actor_type,
                                const std::type_info& message_type) noexcept;
 
 // A send to, or a delivery for, an actor that has finished: counted as a
-// dead letter, and reported when checks are on.
+// dead letter, and reported when checks are on (and then landed, so call
+// these last).
 TACT_API void report_send_to_finished(actor& a, const std::type_info& actor_type,
                                       const std::type_info& message_type) noexcept;
 TACT_API void report_delivery_to_finished(actor& a, const std::type_info& actor_type,
