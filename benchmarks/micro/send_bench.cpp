@@ -1,0 +1,174 @@
+// Send-path micro-benchmarks (seed 000, "Message Sends"), each checking its
+// own result:
+//   raw_floor     one thread pushes an envelope into a copy queue, pops it
+//                 and calls the classic trampoline: the cost of a send with
+//                 no executor around it.
+//   static_send   one actor re-sends one preallocated message to itself.
+//                 local_batch 0 sends every message through the mailbox
+//                 (the seed's design); the default lets a same-queue send
+//                 join the batch being processed.
+//   dynamic_send  every send creates a new actor and a new message; each
+//                 actor creates the next and then deletes itself.
+//   idle_cpu      CPU time an idle system uses over two seconds.
+#include <benchmark/benchmark.h>
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include <tact/tact.hpp>
+
+#include "mailbox/copy_queue.hpp"
+
+namespace {
+
+struct ping : tact::message {};
+
+// The floor's receiver: the same behaviour as `echo` minus the re-send.
+struct counter : tact::actor {
+  std::uint64_t received = 0;
+  tact::allocation receive(ping&) {
+    ++received;
+    return Nodelete;
+  }
+};
+
+struct echo : tact::actor {
+  std::uint64_t received = 0;
+  std::uint64_t limit = 0;
+  tact::allocation receive(ping& m) {
+    if (++received < limit) *this | m;
+    return Nodelete;
+  }
+};
+
+void fail_unless(bool ok, const char* what) {
+  if (!ok) throw std::runtime_error{std::string{"benchmark result is wrong: "} + what};
+}
+
+void report_per_message(benchmark::State& state, std::uint64_t messages_per_iteration) {
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * messages_per_iteration));
+  // Seconds per message, printed with an SI prefix (e.g. 12.3n).
+  state.counters["per_msg"] = benchmark::Counter(
+      static_cast<double>(messages_per_iteration),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+constexpr std::uint64_t batch = 1'000'000;
+
+void raw_floor(benchmark::State& state) {
+  tact::actor_system system{{.workers = 1}};
+  counter target;
+  ping message;
+  tact::detail::copy_queue queue{tact::defaults::copy_queue_floor};
+  const tact::detail::envelope e{&target, &message, &tact::detail::deliver<counter, ping>};
+  for (auto _ : state) {
+    for (std::uint64_t i = 0; i < batch; ++i) {
+      if constexpr (tact::build::checks) tact::detail::actor_access::take_off(target);
+      queue.push(e);
+      const tact::detail::envelope& next = queue.front();
+      const tact::detail::run_fn run = next.run;
+      void* const to = next.target;
+      void* const message = next.message;
+      queue.drop_front();
+      run(to, message);
+      queue.recycle();
+    }
+  }
+  fail_unless(target.received == state.iterations() * batch, "raw floor lost deliveries");
+  report_per_message(state, batch);
+  target | tact::finished_msg;
+  system.stop();
+}
+
+void static_send(benchmark::State& state) {
+  const auto workers = static_cast<std::uint32_t>(state.range(0));
+  const auto local_batch = static_cast<std::uint32_t>(state.range(1));
+  tact::actor_system system{{.workers = workers, .local_batch = local_batch}};
+  echo target;
+  ping message;
+  for (auto _ : state) {
+    target.received = 0;
+    target.limit = batch;
+    target | message;
+    system.await_quiescence();
+  }
+  fail_unless(target.received == batch, "static send lost messages");
+  report_per_message(state, batch);
+  target | tact::finished_msg;
+  system.stop();
+}
+
+struct spawner : tact::actor {
+  explicit spawner(std::uint64_t left) : left{left} {}
+  std::uint64_t left;
+  tact::allocation receive(ping&) {
+    if (left > 0) {
+      auto* next = new spawner{left - 1};
+      auto* m = new ping;
+      m->set_allocation(Delete);
+      *next | *m;
+    }
+    return Delete;
+  }
+};
+
+void dynamic_send(benchmark::State& state) {
+  const auto workers = static_cast<std::uint32_t>(state.range(0));
+  constexpr std::uint64_t chain = 200'000;
+  tact::actor_system system{{.workers = workers}};
+  for (auto _ : state) {
+    auto& first = system.spawn<spawner>(chain - 1);
+    auto* m = new ping;
+    m->set_allocation(tact::allocation::Delete);
+    first | *m;
+    system.await_quiescence();
+  }
+  const tact::worker_stats totals = system.stats().total;
+  fail_unless(totals.actors_created == state.iterations() * chain &&
+                  totals.actors_finished == totals.actors_created,
+              "dynamic send: every actor must be created and deleted once");
+  report_per_message(state, chain);
+}
+
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+void idle_cpu(benchmark::State& state) {
+  const auto workers = static_cast<std::uint32_t>(state.range(0));
+  tact::actor_system system{{.workers = workers}};
+  double used = 0;
+  for (auto _ : state) {
+    system.await_quiescence();
+    const double before = cpu_seconds();
+    std::this_thread::sleep_for(std::chrono::seconds{2});
+    used = cpu_seconds() - before;
+    state.SetIterationTime(2.0);
+  }
+  fail_unless(system.stats().total.messages_processed == 0, "idle system processed messages");
+  state.counters["cpu_ms_per_2s"] = used * 1e3;
+}
+
+}  // namespace
+
+BENCHMARK(raw_floor)->Unit(benchmark::kMillisecond);
+BENCHMARK(static_send)
+    ->ArgNames({"workers", "local_batch"})
+    ->Args({1, 0})
+    ->Args({1, tact::defaults::local_batch})
+    ->Args({2, 0})
+    ->Args({2, tact::defaults::local_batch})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(dynamic_send)->ArgName("workers")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(idle_cpu)->ArgName("workers")->Arg(2)->Iterations(1)->Repetitions(1)->UseManualTime()->Unit(benchmark::kSecond);
+
+BENCHMARK_MAIN();
