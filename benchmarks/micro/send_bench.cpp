@@ -138,7 +138,9 @@ void dynamic_send(benchmark::State& state) {
 double cpu_seconds() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  };
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
@@ -168,7 +170,18 @@ BENCHMARK(static_send)
     ->Args({2, tact::defaults::local_batch})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(dynamic_send)->ArgName("workers")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(idle_cpu)->ArgName("workers")->Arg(2)->Iterations(1)->Repetitions(1)->UseManualTime()->Unit(benchmark::kSecond);
+BENCHMARK(dynamic_send)
+    ->ArgName("workers")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(idle_cpu)
+    ->ArgName("workers")
+    ->Arg(2)
+    ->Iterations(1)
+    ->Repetitions(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kSecond);
 
 BENCHMARK_MAIN();

@@ -57,8 +57,7 @@ class TACT_API actor_system {
   // The actor is deleted by the system when it returns Delete or receives
   // delete_msg. Safe from any thread.
   template <class T, class... Args>
-    requires std::derived_from<T, actor>
-  T& spawn(Args&&... args) {
+  requires std::derived_from<T, actor> T& spawn(Args&&... args) {
     detail::ambient_scope scope{*this};
     // GCC 12 misreads a class's own operator new/delete pair on the path
     // where T's constructor throws as mismatched; the pairing is correct.

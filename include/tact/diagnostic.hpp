@@ -9,14 +9,14 @@ namespace tact {
 
 // Everything the engine reports about a program's mistakes and failures.
 enum class diagnostic_kind {
-  behaviour_exception,         // a receive threw; the message was dropped
-  send_to_finished,            // a send to an actor that has finished (checks)
-  delivery_to_finished,        // a message queued before its actor finished (checks)
-  message_never_sent,          // a message destroyed without being sent (checks)
-  messages_unreceived,         // messages still queued when the system stopped
-  actor_destroyed_unfinished,  // an actor destroyed before it finished
+  behaviour_exception,                   // a receive threw; the message was dropped
+  send_to_finished,                      // a send to an actor that has finished (checks)
+  delivery_to_finished,                  // a message queued before its actor finished (checks)
+  message_never_sent,                    // a message destroyed without being sent (checks)
+  messages_unreceived,                   // messages still queued when the system stopped
+  actor_destroyed_unfinished,            // an actor destroyed before it finished
   actor_destroyed_with_queued_messages,  // ... while messages for it were queued (checks)
-  idle_with_live_actors,       // stop() waits for actors, but nothing runs
+  idle_with_live_actors,                 // stop() waits for actors, but nothing runs
 };
 
 struct diagnostic {

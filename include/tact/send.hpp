@@ -16,13 +16,13 @@ namespace tact {
 // through a base): exactly the sends that compile.
 template <class A, class M>
 concept receives = std::derived_from<A, actor> && std::derived_from<M, message> &&
-                   requires(A& a, M& m) {
-                     { a.receive(m) } -> std::same_as<allocation>;
-                   };
+    requires(A& a, M& m) {
+  { a.receive(m) } -> std::same_as<allocation>;
+};
 
 template <class P>
 concept poison_pill = std::same_as<P, delete_msg_t> || std::same_as<P, destroy_msg_t> ||
-                      std::same_as<P, finished_msg_t>;
+    std::same_as<P, finished_msg_t>;
 
 namespace detail {
 
@@ -36,7 +36,8 @@ inline constexpr allocation pill_action = std::same_as<P, delete_msg_t>    ? all
 // (the virtual destructor finds the most derived type).
 inline void dispose(message& m) noexcept {
   const allocation how = m.get_allocation();
-  if (how == allocation::Delete || how == allocation::Destroy) [[unlikely]] dispose_message(m, how);
+  if (how == allocation::Delete || how == allocation::Destroy) [[unlikely]]
+    dispose_message(m, how);
 }
 
 // The trampoline of a (receiver type, message type) pair: recovers both
@@ -99,8 +100,8 @@ bool post_to(A& receiver, void* msg, run_fn run) {
 // so sends cascade. The message is not copied: it must stay alive until
 // received (see message). Compiles only if the receiver accepts M.
 template <class A, class M>
-  requires std::derived_from<A, actor> && std::derived_from<std::remove_cvref_t<M>, message>
-A& send(A& receiver, M&& msg) {
+requires std::derived_from<A, actor> && std::derived_from<std::remove_cvref_t<M>, message> A& send(
+    A& receiver, M&& msg) {
   using message_type = std::remove_reference_t<M>;
   static_assert(std::is_lvalue_reference_v<M>,
                 "tact: messages are sent by reference, never copied; send an object that "
@@ -119,17 +120,16 @@ A& send(A& receiver, M&& msg) {
 
 // Sends a poison pill (see delete_msg, destroy_msg, finished_msg).
 template <class A, class P>
-  requires std::derived_from<A, actor> && poison_pill<P>
-A& send(A& receiver, P) {
+requires std::derived_from<A, actor> && poison_pill<P> A& send(A& receiver, P) {
   detail::post_to<A, P>(receiver, nullptr, &detail::deliver_pill<A, P>);
   return receiver;
 }
 
 // `receiver | msg1 | msg2`: the same as send, cascading.
 template <class A, class M>
-  requires std::derived_from<A, actor> &&
-           (std::derived_from<std::remove_cvref_t<M>, message> || poison_pill<std::remove_cvref_t<M>>)
-A& operator|(A& receiver, M&& msg) {
+requires std::derived_from<A, actor> &&
+    (std::derived_from<std::remove_cvref_t<M>, message> || poison_pill<std::remove_cvref_t<M>>)A&
+    operator|(A& receiver, M&& msg) {
   return send(receiver, std::forward<M>(msg));
 }
 

@@ -13,15 +13,15 @@ namespace tact {
 struct worker_stats {
   std::uint64_t actors_created = 0;
   std::uint64_t actors_finished = 0;
-  std::uint64_t messages_sent = 0;       // including sends from other threads (in totals)
-  std::uint64_t local_sends = 0;         // of which appended to the batch in progress
+  std::uint64_t messages_sent = 0;  // including sends from other threads (in totals)
+  std::uint64_t local_sends = 0;    // of which appended to the batch in progress
   std::uint64_t messages_processed = 0;
   std::uint64_t gulps = 0;
-  std::uint64_t gulped_messages = 0;     // messages taken by gulps
-  std::uint64_t missed_gulps = 0;        // queue found being processed elsewhere
+  std::uint64_t gulped_messages = 0;  // messages taken by gulps
+  std::uint64_t missed_gulps = 0;     // queue found being processed elsewhere
   std::uint64_t parks = 0;
   std::uint64_t wakeups = 0;
-  std::uint64_t dead_letters = 0;        // sends to actors that had finished
+  std::uint64_t dead_letters = 0;  // sends to actors that had finished
 
   double average_gulp_size() const noexcept {
     return gulps == 0 ? 0.0 : static_cast<double>(gulped_messages) / static_cast<double>(gulps);

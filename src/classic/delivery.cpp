@@ -25,10 +25,15 @@ namespace {
 
 void take_action(actor& a, allocation how) noexcept {
   switch (how) {
-    case allocation::Delete: delete &a; break;
-    case allocation::Destroy: a.~actor(); break;
+    case allocation::Delete:
+      delete &a;
+      break;
+    case allocation::Destroy:
+      a.~actor();
+      break;
     case allocation::Finished:
-    case allocation::Nodelete: break;
+    case allocation::Nodelete:
+      break;
   }
 }
 

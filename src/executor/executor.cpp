@@ -4,14 +4,14 @@
 
 #include "support/futex.hpp"
 
-
 namespace tact::detail {
 namespace {
 
 // The process default: the first executor started while none was running.
 std::atomic<executor*> default_executor{nullptr};
 
-constinit thread_local executor* scoped_executor __attribute__((tls_model("initial-exec"))) = nullptr;
+constinit thread_local executor* scoped_executor __attribute__((tls_model("initial-exec"))) =
+    nullptr;
 
 std::uint32_t resolve_workers(const system_config& config) {
   const std::uint32_t workers =
@@ -27,11 +27,12 @@ std::uint32_t resolve_queues(const system_config& config, std::uint32_t workers)
   const std::uint32_t queues =
       config.queues.value_or(workers == 1 ? 1 : workers * defaults::queues_per_worker);
   if (queues < workers)
-    throw std::invalid_argument{"tact: system_config.queues is " + std::to_string(queues) +
-                                ", fewer than the " + std::to_string(workers) +
-                                " workers, so some workers would never get work; ask for at least " +
-                                std::to_string(workers) + " queues, or leave it unset for " +
-                                std::to_string(defaults::queues_per_worker) + " per worker"};
+    throw std::invalid_argument{
+        "tact: system_config.queues is " + std::to_string(queues) + ", fewer than the " +
+        std::to_string(workers) +
+        " workers, so some workers would never get work; ask for at least " +
+        std::to_string(workers) + " queues, or leave it unset for " +
+        std::to_string(defaults::queues_per_worker) + " per worker"};
   return queues;
 }
 
@@ -47,11 +48,13 @@ executor::executor(const system_config& config, actor_system& owner)
       owner_{owner},
       worker_count_{resolve_workers(config)},
       queue_count_{resolve_queues(config, worker_count_)},
-      queues_{queue_count_, [&](std::size_t) { return padded<work_queue>{config_.copy_queue_floor}; }},
-      ownership_{queue_count_, [&](std::size_t i) { return std::atomic<work_queue*>{&queues_[i]}; }},
+      queues_{queue_count_,
+              [&](std::size_t) { return padded<work_queue>{config_.copy_queue_floor}; }},
+      ownership_{queue_count_,
+                 [&](std::size_t i) { return std::atomic<work_queue*>{&queues_[i]}; }},
       workers_{worker_count_, [&](std::size_t i) {
                  const auto w = static_cast<std::uint32_t>(i);
-                 return padded<worker>{*this, w, first_slot(w, worker_count_, queue_count_),
+                 return padded<worker>{*this, first_slot(w, worker_count_, queue_count_),
                                        first_slot(w + 1, worker_count_, queue_count_)};
                }} {
   threads_.reserve(worker_count_);
@@ -105,8 +108,10 @@ void executor::count_dead_letter() noexcept {
     foreign_.dead_letters.fetch_add(1, std::memory_order_relaxed);
 }
 
-void executor::report(diagnostic_kind kind, std::string text, std::exception_ptr error) const noexcept {
-  if (config_.on_diagnostic) config_.on_diagnostic(diagnostic{kind, std::move(text), std::move(error)});
+void executor::report(diagnostic_kind kind, std::string text,
+                      std::exception_ptr error) const noexcept {
+  if (config_.on_diagnostic)
+    config_.on_diagnostic(diagnostic{kind, std::move(text), std::move(error)});
 }
 
 void executor::note_unsent_message() noexcept {
@@ -151,7 +156,8 @@ void executor::advance_epoch() noexcept {
 
 void executor::await_epoch_change(std::uint32_t seen) noexcept {
   epoch_waiters_.fetch_add(1, std::memory_order_seq_cst);
-  while (quiescent_epoch_.load(std::memory_order_seq_cst) == seen) futex_wait(quiescent_epoch_, seen);
+  while (quiescent_epoch_.load(std::memory_order_seq_cst) == seen)
+    futex_wait(quiescent_epoch_, seen);
   epoch_waiters_.fetch_sub(1, std::memory_order_relaxed);
 }
 
@@ -230,7 +236,8 @@ void executor::stop() {
                std::to_string(queued) + " still queued at shutdown (their allocation actions did " +
                "not run), " + std::to_string(dead) +
                " sent to or delivered after a finished actor (dead letters)");
-  if (const std::uint64_t unsent = foreign_.unsent_messages.load(std::memory_order_relaxed); unsent > 1)
+  if (const std::uint64_t unsent = foreign_.unsent_messages.load(std::memory_order_relaxed);
+      unsent > 1)
     report(diagnostic_kind::message_never_sent,
            std::to_string(unsent) + " messages in all were destroyed without ever being sent");
   stopped_.store(true, std::memory_order_release);

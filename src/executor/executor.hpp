@@ -47,7 +47,6 @@ class executor {
   std::uint32_t queue_count() const noexcept { return queue_count_; }
   bool stopping() const noexcept { return stopping_.load(std::memory_order_seq_cst); }
   bool stopped() const noexcept { return stopped_.load(std::memory_order_acquire); }
-  std::uint32_t parked_workers() const noexcept { return parked_.load(std::memory_order_acquire); }
   system_stats stats() const;
 
   // The worker of this executor running on the calling thread, or nullptr.
@@ -124,7 +123,7 @@ class executor {
   actor_system& owner_;
   const std::uint32_t worker_count_;
   const std::uint32_t queue_count_;
-  fixed_array<padded<work_queue>> queues_;          // master array
+  fixed_array<padded<work_queue>> queues_;           // master array
   fixed_array<std::atomic<work_queue*>> ownership_;  // seed: worker_queues
   fixed_array<padded<worker>> workers_;
   std::vector<std::thread> threads_;

@@ -10,10 +10,8 @@ namespace tact::detail {
 
 constinit thread_local worker* this_thread_worker = nullptr;
 
-worker::worker(executor& owner, std::uint32_t index, std::uint32_t first_slot,
-               std::uint32_t last_slot) noexcept
+worker::worker(executor& owner, std::uint32_t first_slot, std::uint32_t last_slot) noexcept
     : owner_{owner},
-      index_{index},
       first_slot_{first_slot},
       last_slot_{last_slot},
       local_batch_{owner.config().local_batch},
@@ -21,15 +19,15 @@ worker::worker(executor& owner, std::uint32_t index, std::uint32_t first_slot,
 
 void worker::run() {
   this_thread_worker = this;
-  const std::uint32_t spins = owner_.config().idle_spins;
-  const std::uint32_t yields = owner_.config().idle_yields;
-  std::uint32_t idle_sweeps = 0;
+  const std::uint64_t spins = owner_.config().idle_spins;
+  const std::uint64_t park_after = spins + owner_.config().idle_yields;
+  std::uint64_t idle_sweeps = 0;
   while (!owner_.stopping()) {
     if (sweep()) {
       idle_sweeps = 0;
     } else if (++idle_sweeps <= spins) {
       cpu_relax();
-    } else if (idle_sweeps <= spins + yields) {
+    } else if (idle_sweeps <= park_after) {
       std::this_thread::yield();
     } else {
       park();
@@ -49,8 +47,11 @@ bool worker::sweep() {
         process(q);
         worked = true;
         break;
-      case work_queue::gulp_result::busy: counters.missed_gulps.add(); break;
-      case work_queue::gulp_result::empty: break;
+      case work_queue::gulp_result::busy:
+        counters.missed_gulps.add();
+        break;
+      case work_queue::gulp_result::empty:
+        break;
     }
   }
   return worked;

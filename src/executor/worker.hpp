@@ -18,8 +18,7 @@ class executor;
 // Executor"). After enough empty sweeps it parks until a send wakes it.
 class worker {
  public:
-  worker(executor& owner, std::uint32_t index, std::uint32_t first_slot,
-         std::uint32_t last_slot) noexcept;
+  worker(executor& owner, std::uint32_t first_slot, std::uint32_t last_slot) noexcept;
 
   // The thread's body: returns once the executor is stopping.
   void run();
@@ -46,7 +45,6 @@ class worker {
   std::uint32_t next_ticket() noexcept;
 
   executor& owner() const noexcept { return owner_; }
-  std::uint32_t index() const noexcept { return index_; }
 
   worker_counters counters;
 
@@ -58,7 +56,6 @@ class worker {
   void park();
 
   executor& owner_;
-  const std::uint32_t index_;
   const std::uint32_t first_slot_;
   const std::uint32_t last_slot_;
   const std::uint32_t local_batch_;

@@ -36,7 +36,8 @@ class copy_queue {
 
   // May allocate (first use, or growth); throws std::bad_alloc.
   void push(const envelope& e) {
-    if (tail_ == capacity_) [[unlikely]] make_room();
+    if (tail_ == capacity_) [[unlikely]]
+      make_room();
     data_[tail_++] = e;
   }
   // Precondition: !empty().

@@ -45,9 +45,7 @@ class work_queue {
   bool looks_empty() const noexcept { return pending_.load(std::memory_order_relaxed) == 0; }
 
   // Another unlocked hint, for thieves choosing a queue.
-  bool being_processed() const noexcept {
-    return being_processed_.load(std::memory_order_relaxed);
-  }
+  bool being_processed() const noexcept { return being_processed_.load(std::memory_order_relaxed); }
 
   // ---- the worker that owns this queue (or steals it) ----
 

@@ -13,7 +13,7 @@ class fixed_array {
  public:
   template <class Make>
   fixed_array(std::size_t n, Make make)
-      : data_{static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{alignof(T)}))} {
+      : data_{static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{alignof(T)}))} {
     try {
       for (; size_ < n; ++size_) ::new (static_cast<void*>(data_ + size_)) T(make(size_));
     } catch (...) {
@@ -36,7 +36,7 @@ class fixed_array {
  private:
   void destroy() noexcept {
     while (size_ > 0) data_[--size_].~T();
-    ::operator delete(data_, std::align_val_t{alignof(T)});
+    ::operator delete (data_, std::align_val_t{alignof(T)});
   }
 
   T* data_;

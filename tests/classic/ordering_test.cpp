@@ -75,11 +75,13 @@ TEST_CASE("messages from each sender arrive in send order, one behaviour at a ti
   tact::actor_system system{{.workers = workers}};
   checker target{actor_senders + thread_senders};
   std::vector<std::unique_ptr<sender>> senders;
-  for (std::uint32_t s = 0; s < actor_senders; ++s) senders.push_back(std::make_unique<sender>(s, per_sender, target));
+  for (std::uint32_t s = 0; s < actor_senders; ++s)
+    senders.push_back(std::make_unique<sender>(s, per_sender, target));
   for (auto& s : senders) *s | s->again;
 
   // Other threads send directly, racing the actors.
-  std::vector<std::vector<numbered>> direct(thread_senders);  // built in place: copies would go unsent
+  std::vector<std::vector<numbered>> direct(
+      thread_senders);  // built in place: copies would go unsent
   for (auto& row : direct) row = std::vector<numbered>(per_sender);
   std::vector<std::thread> threads;
   for (std::uint32_t t = 0; t < thread_senders; ++t)

@@ -9,10 +9,10 @@
 using Catch::Matchers::Contains;
 
 TEST_CASE("a system with zero workers is refused with a message naming the setting") {
-  REQUIRE_THROWS_MATCHES(tact::actor_system({.workers = 0}), std::invalid_argument,
-                         Catch::Matchers::Message(
-                             "tact: system_config.workers is 0; ask for at least one worker, or "
-                             "leave it unset for one per processing unit"));
+  REQUIRE_THROWS_MATCHES(
+      tact::actor_system({.workers = 0}), std::invalid_argument,
+      Catch::Matchers::Message("tact: system_config.workers is 0; ask for at least one worker, or "
+                               "leave it unset for one per processing unit"));
 }
 
 TEST_CASE("a system with fewer queues than workers is refused, saying how many it needs") {

@@ -100,7 +100,8 @@ TEST_CASE("await_quiescence and stop are refused inside a behaviour") {
   a | w;
   system.stop();
   REQUIRE(a.refusals.size() == 2);
-  CHECK_THAT(a.refusals[0], Catch::Matchers::Contains("await_quiescence() called from a behaviour"));
+  CHECK_THAT(a.refusals[0],
+             Catch::Matchers::Contains("await_quiescence() called from a behaviour"));
   CHECK_THAT(a.refusals[1], Catch::Matchers::Contains("stop() called from a behaviour"));
 }
 

@@ -116,7 +116,8 @@ struct scribe : tact::actor {
 TEST_CASE("await_quiescence makes every behaviour's writes visible to its caller") {
   const std::uint32_t workers = GENERATE(2u, 8u);
   // One queue per worker, so each scribe lives on a different worker.
-  tact::actor_system system{{.workers = workers, .queues = workers, .idle_spins = 0, .idle_yields = 0}};
+  tact::actor_system system{
+      {.workers = workers, .queues = workers, .idle_spins = 0, .idle_yields = 0}};
   std::vector<std::unique_ptr<scribe>> scribes;
   for (std::uint32_t i = 0; i < workers; ++i) scribes.push_back(std::make_unique<scribe>());
   std::vector<poke> pokes(workers);

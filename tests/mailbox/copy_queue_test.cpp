@@ -9,7 +9,9 @@ using tact::detail::envelope;
 
 namespace {
 
-envelope numbered(std::uintptr_t n) { return envelope{reinterpret_cast<void*>(n), nullptr, nullptr}; }
+envelope numbered(std::uintptr_t n) {
+  return envelope{reinterpret_cast<void*>(n), nullptr, nullptr};
+}
 std::uintptr_t number_of(const envelope& e) { return reinterpret_cast<std::uintptr_t>(e.target); }
 
 // One gulp's worth: push n, drain, recycle; returns false if order broke.

@@ -48,7 +48,8 @@ TEST_CASE("racing gulps process a queue one batch at a time, in post order per p
   std::vector<std::thread> threads;
   for (int p = 0; p < producers; ++p)
     threads.emplace_back([&, p] {
-      for (std::uint64_t s = 0; s < per_producer; ++s) q.post(tagged(static_cast<std::uint64_t>(p), s));
+      for (std::uint64_t s = 0; s < per_producer; ++s)
+        q.post(tagged(static_cast<std::uint64_t>(p), s));
       producers_done.fetch_add(1);
     });
   for (int c = 0; c < consumers; ++c)

@@ -10,11 +10,15 @@ using gulp = work_queue::gulp_result;
 
 namespace {
 
-envelope numbered(std::uintptr_t n) { return envelope{reinterpret_cast<void*>(n), nullptr, nullptr}; }
+envelope numbered(std::uintptr_t n) {
+  return envelope{reinterpret_cast<void*>(n), nullptr, nullptr};
+}
 std::uintptr_t number_of(const envelope& e) { return reinterpret_cast<std::uintptr_t>(e.target); }
 
 // Stands for a parked worker: the queue only stores and returns the pointer.
-tact::detail::worker* fake_worker(int& storage) { return reinterpret_cast<tact::detail::worker*>(&storage); }
+tact::detail::worker* fake_worker(int& storage) {
+  return reinterpret_cast<tact::detail::worker*>(&storage);
+}
 
 }  // namespace
 

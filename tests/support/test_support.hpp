@@ -32,7 +32,9 @@ class diagnostics_log {
     };
   }
   // Runs on the reporting thread, for tests that react to a diagnostic.
-  void on_entry(std::function<void(const diagnostic&)> reaction) { on_entry_ = std::move(reaction); }
+  void on_entry(std::function<void(const diagnostic&)> reaction) {
+    on_entry_ = std::move(reaction);
+  }
 
   std::size_t count(diagnostic_kind kind) const {
     std::lock_guard guard{mutex_};
