@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <sstream>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -151,4 +152,33 @@ TEST_CASE("several systems run side by side, each with its own actors") {
   CHECK(hops_b.load() == 701);
   x | tact::delete_msg;
   y | tact::delete_msg;
+}
+
+TEST_CASE("statistics are summed per worker, and print one line per worker") {
+  std::atomic<std::uint64_t> hops{0};
+  tact::actor_system system{{.workers = 3}};
+  auto& node = system.spawn<ring_node>();
+  node.next = &node;
+  node.hops = &hops;
+  token t;
+  t.hops_left = 99;
+  node | t;
+  system.await_quiescence();
+  const tact::system_stats stats = system.stats();
+  REQUIRE(stats.workers.size() == 3);
+  tact::worker_stats sum;
+  for (const tact::worker_stats& w : stats.workers) sum += w;
+  CHECK(stats.total.messages_processed == 100);
+  CHECK(sum.messages_processed == 100);
+  CHECK(stats.total.messages_sent == 100);  // 99 from the actor, 1 from this thread
+  CHECK(stats.total.actors_created == 1);
+  CHECK(stats.total.gulps >= 1);
+  CHECK(stats.total.average_gulp_size() ==
+        static_cast<double>(stats.total.gulped_messages) / static_cast<double>(stats.total.gulps));
+  std::ostringstream printed;
+  printed << stats;
+  CHECK_THAT(printed.str(), Catch::Matchers::StartsWith("total: actors created 1, finished 0; "
+                                                        "messages sent 100") &&
+                                Catch::Matchers::Contains("worker 2: "));
+  node | tact::delete_msg;
 }

@@ -80,7 +80,7 @@ struct peer : tact::actor {
 TEST_CASE("millions of messages among thousands of actors are each received exactly once") {
   const std::uint32_t workers = GENERATE(1u, 2u, 8u);
   constexpr std::size_t actors = 4096;
-  const std::uint64_t tokens = tact::test::scaled(20'000);
+  const std::uint64_t tokens = tact::test::scaled(30'000);
   constexpr std::uint64_t hops = 100;
   const std::uint64_t links_per_actor = tact::test::scaled(200);
   CAPTURE(workers, tokens, hops);
