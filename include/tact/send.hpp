@@ -79,15 +79,15 @@ void deliver_pill(void* target, void*) noexcept {
   if constexpr (build::checks) land(a);
 }
 
-// Returns false, having reported it, if the receiver has finished.
-template <class A, class M>
+// Returns false if the receiver has finished; the caller then disposes of
+// the message and reports it, in that order (the report lands the message,
+// which may free the receiver, and the message may be part of it).
+template <class A>
 bool post_to(A& receiver, void* msg, run_fn run) {
   if constexpr (build::checks) actor_access::take_off(receiver);
   const std::uint32_t queue = actor_access::queue_of(receiver);
-  if (queue == finished_queue) [[unlikely]] {
-    report_send_to_finished(receiver, typeid(A), typeid(M));
+  if (queue == finished_queue) [[unlikely]]
     return false;
-  }
   post(actor_access::executor_of(receiver), queue, std::addressof(receiver), msg, run);
   return true;
 }
@@ -112,16 +112,19 @@ requires std::derived_from<A, actor> && std::derived_from<std::remove_cvref_t<M>
                 "tact: the receiving actor declares no `tact::allocation receive(M&)` for this "
                 "message type");
   if constexpr (build::checks) detail::message_access::mark_sent(msg);
-  if (!detail::post_to<A, message_type>(receiver, std::addressof(msg),
-                                        &detail::deliver<A, message_type>)) [[unlikely]]
+  if (!detail::post_to(receiver, std::addressof(msg), &detail::deliver<A, message_type>))
+      [[unlikely]] {
     detail::dispose(msg);  // a dead letter still gets its allocation action
+    detail::report_send_to_finished(receiver, typeid(A), typeid(message_type));
+  }
   return receiver;
 }
 
 // Sends a poison pill (see delete_msg, destroy_msg, finished_msg).
 template <class A, class P>
 requires std::derived_from<A, actor> && poison_pill<P> A& send(A& receiver, P) {
-  detail::post_to<A, P>(receiver, nullptr, &detail::deliver_pill<A, P>);
+  if (!detail::post_to(receiver, nullptr, &detail::deliver_pill<A, P>)) [[unlikely]]
+    detail::report_send_to_finished(receiver, typeid(A), typeid(P));
   return receiver;
 }
 

@@ -13,7 +13,7 @@
 namespace tact::test {
 
 // Multiplies the sizes of stress and soak loops: TACT_STRESS_SCALE=0.25 under
-// ThreadSanitizer (ten times slower), larger values for longer soaks.
+// ThreadSanitizer (several times slower), larger values for longer soaks.
 inline std::uint64_t scaled(std::uint64_t count) {
   const char* text = std::getenv("TACT_STRESS_SCALE");
   const double scale = text != nullptr ? std::strtod(text, nullptr) : 1.0;
