@@ -2,7 +2,8 @@
 // own result:
 //   raw_floor     one thread pushes an envelope into a copy queue, pops it
 //                 and calls the classic trampoline: the cost of a send with
-//                 no executor around it.
+//                 no executor around it. The queue is a work queue's batch,
+//                 laid out in memory as the executor lays it out.
 //   static_send   one actor re-sends one preallocated message to itself.
 //                 local_batch 0 sends every message through the mailbox
 //                 (the seed's design); the default lets a same-queue send
@@ -16,13 +17,15 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
 #include <tact/tact.hpp>
 
-#include "mailbox/copy_queue.hpp"
+#include "mailbox/work_queue.hpp"
+#include "support/padded.hpp"
 
 namespace {
 
@@ -64,7 +67,9 @@ void raw_floor(benchmark::State& state) {
   tact::actor_system system{{.workers = 1}};
   counter target;
   ping message;
-  tact::detail::copy_queue queue{tact::defaults::copy_queue_floor};
+  auto home = std::make_unique<tact::detail::padded<tact::detail::work_queue>>(
+      tact::defaults::copy_queue_floor);
+  tact::detail::copy_queue& queue = home->batch();
   const tact::detail::envelope e{&target, &message, &tact::detail::deliver<counter, ping>};
   for (auto _ : state) {
     for (std::uint64_t i = 0; i < batch; ++i) {
