@@ -11,7 +11,7 @@
 namespace tact::detail {
 
 void post(executor& ex, std::uint32_t queue, void* target, void* message, run_fn run) {
-  ex.post(queue, envelope{target, message, run});
+  ex.post(queue, target, message, run);
 }
 
 void dispose_message(message& m, allocation how) noexcept {

@@ -94,6 +94,15 @@ std::uint32_t executor::admit() {
   return foreign_.ticket.fetch_add(1, std::memory_order_relaxed) % queue_count_;
 }
 
+void executor::post_to_mailbox(worker* self, std::uint32_t queue, void* target, void* message,
+                               run_fn run) {
+  if (self != nullptr)
+    self->counters.messages_sent.add();
+  else
+    foreign_.sent.fetch_add(1, std::memory_order_relaxed);
+  if (worker* sleeper = queues_[queue].post(envelope{target, message, run})) sleeper->wake();
+}
+
 void executor::count_finished() noexcept {
   if (worker* self = this_worker())
     self->counters.actors_finished.add();

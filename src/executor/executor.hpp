@@ -70,16 +70,16 @@ class executor {
   void count_finished() noexcept;
   void count_dead_letter() noexcept;
 
-  // Appends `e` to queue `queue` and wakes its worker if it was parked.
-  void post(std::uint32_t queue, const envelope& e) {
+  // Appends the envelope {target, message, run} to queue `queue` and wakes
+  // its worker if it was parked. The same-queue append is the fast path;
+  // everything else is out of line, so the fast path saves no registers.
+  // The three words stay in registers until they are stored into a queue:
+  // an envelope built on the stack and read back as one wider load would
+  // stall on store forwarding.
+  void post(std::uint32_t queue, void* target, void* message, run_fn run) {
     worker* self = this_worker();
-    if (self != nullptr) {
-      if (self->try_append(queues_[queue], e)) return;
-      self->counters.messages_sent.add();
-    } else {
-      foreign_.sent.fetch_add(1, std::memory_order_relaxed);
-    }
-    if (worker* sleeper = queues_[queue].post(e)) sleeper->wake();
+    if (self != nullptr && self->try_append(queues_[queue], target, message, run)) return;
+    post_to_mailbox(self, queue, target, message, run);
   }
 
   // Hands a diagnostic to the configured handler.
@@ -112,6 +112,8 @@ class executor {
     std::atomic<std::uint32_t> ticket{0};
   };
 
+  [[gnu::noinline]] void post_to_mailbox(worker* self, std::uint32_t queue, void* target,
+                                         void* message, run_fn run);
   void refuse_from_worker(const char* what) const;
   void await_epoch_change(std::uint32_t seen) noexcept;
   void advance_epoch() noexcept;

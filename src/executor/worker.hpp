@@ -33,10 +33,10 @@ class worker {
   // before it, and once the budget is spent all later sends of this batch
   // go through the mailbox, which is gulped after the batch is done.
   // Counted per batch, from the budget spent, not per send.
-  bool try_append(const work_queue& q, const envelope& e) {
+  bool try_append(const work_queue& q, void* target, void* message, run_fn run) {
     if (current_ != &q || budget_ == 0) return false;
     --budget_;
-    current_->batch().push(e);
+    current_->batch().push(envelope{target, message, run});
     return true;
   }
 

@@ -54,7 +54,7 @@ class copy_queue {
   void swap(copy_queue& other) noexcept;
 
  private:
-  void make_room();
+  [[gnu::cold]] void make_room();
 
   envelope* data_ = nullptr;
   std::uint32_t capacity_ = 0;
