@@ -21,7 +21,7 @@ struct worker_stats {
   std::uint64_t missed_gulps = 0;     // queue found being processed elsewhere
   std::uint64_t parks = 0;
   std::uint64_t wakeups = 0;
-  std::uint64_t dead_letters = 0;  // sends to actors that had finished
+  std::uint64_t dead_letters = 0;  // sent to, or delivered after, a finished actor
 
   double average_gulp_size() const noexcept {
     return gulps == 0 ? 0.0 : static_cast<double>(gulped_messages) / static_cast<double>(gulps);

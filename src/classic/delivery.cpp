@@ -46,16 +46,23 @@ void retire(actor& a, allocation how) noexcept {
     take_action(a, how);
     return;
   }
-  // The message being delivered is still in flight, so land() runs the
-  // action: after this delivery, or after the last message queued behind it.
+  // retire() is only called from a delivery, whose own message still
+  // counts as in flight, so it never acts itself: the land() that brings the
+  // count to zero does, after this delivery or after the last message
+  // queued behind it.
   actor_access::defer(a, how);
   actor_access::mark_finished(a);
 }
 
-// Races with retire() on another message's landing: retire [defer; mark
-// finished] against land [count down; read finished], all sequentially
-// consistent. Whoever comes second sees both and takes the action; if both
-// do, the exchange on the deferred action lets only one of them act.
+// Only the landing that takes the count to zero after the actor finished
+// acts. It sees the deferred action: either it runs on the retiring thread
+// after retire(), or it belongs to a dead letter whose sender read
+// `finished` (a sequentially consistent load of retire's store, so the
+// relaxed store of the action before it is visible). A sender that counts
+// itself in before reading `finished` either sees it (and lands as a dead
+// letter) or is counted before the count can reach zero. The exchange
+// makes a second zero (more dead letters to a Finished or Destroyed actor)
+// harmless.
 void land(actor& a) noexcept {
   if (actor_access::land_one(a) && actor_access::queue_of(a) == finished_queue)
     take_action(a, actor_access::take_deferred(a));

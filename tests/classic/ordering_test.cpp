@@ -80,8 +80,8 @@ TEST_CASE("messages from each sender arrive in send order, one behaviour at a ti
   for (auto& s : senders) *s | s->again;
 
   // Other threads send directly, racing the actors.
-  std::vector<std::vector<numbered>> direct(
-      thread_senders);  // built in place: copies would go unsent
+  // Built in place: copies of a prototype would be destroyed unsent.
+  std::vector<std::vector<numbered>> direct(thread_senders);
   for (auto& row : direct) row = std::vector<numbered>(per_sender);
   std::vector<std::thread> threads;
   for (std::uint32_t t = 0; t < thread_senders; ++t)

@@ -75,7 +75,8 @@ TEST_CASE("several threads sending to a parking system lose no message") {
   tact::actor_system system{sleepy(workers)};
   std::vector<std::unique_ptr<tally>> counters;
   for (int s = 0; s < senders; ++s) counters.push_back(std::make_unique<tally>());
-  std::vector<std::vector<tick>> ticks(senders);  // built in place: copies would go unsent
+  // Built in place: copies of a prototype would be destroyed unsent.
+  std::vector<std::vector<tick>> ticks(senders);
   for (auto& row : ticks) row = std::vector<tick>(per_sender);
   std::vector<std::thread> threads;
   for (int s = 0; s < senders; ++s)

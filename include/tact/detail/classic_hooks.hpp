@@ -30,9 +30,6 @@ struct actor_access {
   static void mark_finished(actor& a) noexcept { a.queue_.store(finished_queue, queue_order); }
   // Checks only: a message to `a` is about to be posted.
   static void take_off(actor& a) noexcept { a.in_flight_.fetch_add(1, std::memory_order_seq_cst); }
-  static std::uint32_t in_flight(const actor& a) noexcept {
-    return a.in_flight_.load(std::memory_order_seq_cst);
-  }
   static void defer(actor& a, allocation how) noexcept {
     a.deferred_.store(how, std::memory_order_relaxed);
   }
