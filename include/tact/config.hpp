@@ -36,6 +36,15 @@ struct system_config {
   std::uint32_t idle_spins = defaults::idle_spins;
   std::uint32_t idle_yields = defaults::idle_yields;
 
+  // Whom an idle worker tries to steal a work queue from.
+  steal_policy steal = defaults::steal;
+
+  // Binds worker i to one processing unit of the machine (one per core
+  // first, then the cores' further hardware threads), and, on machines with
+  // several NUMA nodes, places each worker's queues in its node's memory.
+  // Needs hwloc; without it the workers run unbound (and it says so once).
+  bool pin_workers = false;
+
   // Receives every diagnostic, including exceptions thrown by behaviours;
   // the reaction to an exception is whatever this does (the default prints
   // and carries on; rethrowing `d.exception` ends the process). Called from

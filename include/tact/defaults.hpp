@@ -1,6 +1,9 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+
+#include <tact/steal_policy.hpp>
 
 // Every default of the engine, named in one place. system_config refers to
 // these; docs/configuration.md explains each one.
@@ -23,5 +26,16 @@ inline constexpr std::uint32_t local_batch = 256;
 // and then yields, before it parks until a send wakes it.
 inline constexpr std::uint32_t idle_spins = 2000;
 inline constexpr std::uint32_t idle_yields = 16;
+
+// Whom an idle worker tries to steal from (see steal_policy). Chosen by the
+// balance, executor and repeat benchmarks (docs/performance.md).
+inline constexpr steal_policy steal = steal_policy::random;
+
+// While some workers are busy, one parked worker wakes now and then to look
+// for queues stranded behind a busy worker (one blocked in a long
+// receive, say): first after this long, then twice as long each time it
+// finds nothing, up to the maximum. A fully idle system sleeps for good.
+inline constexpr std::chrono::microseconds watch_first{500};
+inline constexpr std::chrono::microseconds watch_longest{20'000};
 
 }  // namespace tact::defaults

@@ -17,6 +17,7 @@ enum class diagnostic_kind {
   actor_destroyed_unfinished,            // an actor destroyed before it finished
   actor_destroyed_with_queued_messages,  // ... while messages for it were queued (checks)
   idle_with_live_actors,                 // stop() waits for actors, but nothing runs
+  topology_unavailable,                  // hwloc failed: no pinning, random stealing
 };
 
 struct diagnostic {

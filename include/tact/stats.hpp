@@ -19,12 +19,20 @@ struct worker_stats {
   std::uint64_t gulps = 0;
   std::uint64_t gulped_messages = 0;  // messages taken by gulps
   std::uint64_t missed_gulps = 0;     // queue found being processed elsewhere
+  std::uint64_t steal_attempts = 0;   // victims scanned by this worker as a thief
+  std::uint64_t steal_no_candidate = 0;  // ... that had no queue worth taking
+  std::uint64_t steal_failed_swaps = 0;  // ... where the swap lost a race
+  std::uint64_t steals = 0;              // queues taken
+  std::uint64_t messages_stolen = 0;     // messages queued in them when taken
   std::uint64_t parks = 0;
   std::uint64_t wakeups = 0;
   std::uint64_t dead_letters = 0;  // sent to, or delivered after, a finished actor
 
   double average_gulp_size() const noexcept {
     return gulps == 0 ? 0.0 : static_cast<double>(gulped_messages) / static_cast<double>(gulps);
+  }
+  double average_steal_size() const noexcept {
+    return steals == 0 ? 0.0 : static_cast<double>(messages_stolen) / static_cast<double>(steals);
   }
   worker_stats& operator+=(const worker_stats& other) noexcept {
     actors_created += other.actors_created;
@@ -35,6 +43,11 @@ struct worker_stats {
     gulps += other.gulps;
     gulped_messages += other.gulped_messages;
     missed_gulps += other.missed_gulps;
+    steal_attempts += other.steal_attempts;
+    steal_no_candidate += other.steal_no_candidate;
+    steal_failed_swaps += other.steal_failed_swaps;
+    steals += other.steals;
+    messages_stolen += other.messages_stolen;
     parks += other.parks;
     wakeups += other.wakeups;
     dead_letters += other.dead_letters;

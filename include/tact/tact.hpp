@@ -9,3 +9,4 @@
 #include <tact/message.hpp>
 #include <tact/send.hpp>
 #include <tact/stats.hpp>
+#include <tact/steal_policy.hpp>

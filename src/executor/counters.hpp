@@ -31,6 +31,11 @@ struct worker_counters {
   counter gulps;
   counter gulped_messages;
   counter missed_gulps;
+  counter steal_attempts;
+  counter steal_no_candidate;
+  counter steal_failed_swaps;
+  counter steals;
+  counter messages_stolen;
   counter parks;
   counter wakeups;
   counter dead_letters;
@@ -44,6 +49,11 @@ struct worker_counters {
             .gulps = gulps.get(),
             .gulped_messages = gulped_messages.get(),
             .missed_gulps = missed_gulps.get(),
+            .steal_attempts = steal_attempts.get(),
+            .steal_no_candidate = steal_no_candidate.get(),
+            .steal_failed_swaps = steal_failed_swaps.get(),
+            .steals = steals.get(),
+            .messages_stolen = messages_stolen.get(),
             .parks = parks.get(),
             .wakeups = wakeups.get(),
             .dead_letters = dead_letters.get()};

@@ -43,29 +43,62 @@ std::uint32_t first_slot(std::uint32_t worker, std::uint32_t workers, std::uint3
 
 }  // namespace
 
-executor::executor(const system_config& config, actor_system& owner)
+executor::executor(const system_config& config, actor_system& owner,
+                   const std::function<placement(std::uint32_t workers)>& place)
     : config_{config},
       owner_{owner},
       worker_count_{resolve_workers(config)},
       queue_count_{resolve_queues(config, worker_count_)},
+      placement_{place ? place(worker_count_) : placement{}},
       queues_{queue_count_,
               [&](std::size_t) { return padded<work_queue>{config_.copy_queue_floor}; }},
       ownership_{queue_count_,
                  [&](std::size_t i) { return std::atomic<work_queue*>{&queues_[i]}; }},
       workers_{worker_count_, [&](std::size_t i) {
                  const auto w = static_cast<std::uint32_t>(i);
-                 return padded<worker>{*this, first_slot(w, worker_count_, queue_count_),
-                                       first_slot(w + 1, worker_count_, queue_count_)};
+                 return padded<worker>{
+                     *this, w, first_slot(w, worker_count_, queue_count_),
+                     first_slot(w + 1, worker_count_, queue_count_),
+                     w < placement_.victim_groups.size() ? placement_.victim_groups[w]
+                                                         : std::vector<std::vector<std::uint32_t>>{}};
                }} {
+  if (!placement_.unavailable.empty())
+    report(diagnostic_kind::topology_unavailable, placement_.unavailable);
+  if (placement_.place_memory)
+    for (std::uint32_t w = 0; w < worker_count_; ++w) {
+      const std::uint32_t first = first_slot(w, worker_count_, queue_count_);
+      const std::uint32_t last = first_slot(w + 1, worker_count_, queue_count_);
+      placement_.place_memory(w, &queues_[first], (last - first) * sizeof(queues_[0]));
+    }
   threads_.reserve(worker_count_);
   try {
-    for (worker& w : workers_) threads_.emplace_back([&w] { w.run(); });
+    for (std::uint32_t w = 0; w < worker_count_; ++w)
+      threads_.emplace_back([this, w] {
+        start_worker(w);
+        workers_[w].run();
+      });
   } catch (...) {
     join_workers();
     throw;
   }
   executor* none = nullptr;
   default_executor.compare_exchange_strong(none, this, std::memory_order_acq_rel);
+}
+
+// On worker `index`'s own thread, before it runs: pinning, and on a NUMA
+// machine the first arrays of its queues, allocated by this thread so that
+// they come from its node.
+void executor::start_worker(std::uint32_t index) {
+  if (placement_.bind_worker && !placement_.bind_worker(index) &&
+      !unbound_reported_.exchange(true, std::memory_order_relaxed))
+    report(diagnostic_kind::topology_unavailable,
+           "could not pin worker " + std::to_string(index) +
+               " to its processing unit; workers that could not be pinned run unbound");
+  if (placement_.place_memory) {
+    const std::uint32_t first = first_slot(index, worker_count_, queue_count_);
+    const std::uint32_t last = first_slot(index + 1, worker_count_, queue_count_);
+    for (std::uint32_t q = first; q < last; ++q) queues_[q].allocate_here();
+  }
 }
 
 executor::~executor() {
@@ -150,7 +183,19 @@ system_stats executor::stats() const {
 // count lower, never higher). So N means every worker committed to sleep
 // after finding all its queues empty under their locks.
 void executor::on_parked() noexcept {
-  if (parked_.fetch_add(1, std::memory_order_acq_rel) + 1 == worker_count_) advance_epoch();
+  if (parked_.fetch_add(1, std::memory_order_seq_cst) + 1 == worker_count_) advance_epoch();
+}
+
+// Loads each state after our waker's decrement of parked_ (sequentially
+// consistent on both sides): a watcher that decided to sleep because it
+// saw everyone parked did so before that decrement, so we see it sleeping.
+void executor::keep_watch() noexcept {
+  worker* sleeper = nullptr;
+  for (worker& w : workers_) {
+    if (w.is_watching()) return;
+    if (sleeper == nullptr && w.is_sleeping()) sleeper = &w;
+  }
+  if (sleeper != nullptr) sleeper->wake();
 }
 
 // Waiter: [waiters += 1; load epoch]; advancer: [epoch += 1; load waiters].

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -13,6 +14,7 @@
 #include <tact/diagnostic.hpp>
 #include <tact/stats.hpp>
 
+#include "executor/placement.hpp"
 #include "executor/worker.hpp"
 #include "mailbox/work_queue.hpp"
 #include "support/fixed_array.hpp"
@@ -34,8 +36,10 @@ namespace tact::detail {
 // post() (an envelope to a queue). Everything else is lifecycle.
 class executor {
  public:
-  // Validates the configuration (std::invalid_argument) and starts workers.
-  executor(const system_config& config, actor_system& owner);
+  // Validates the configuration (std::invalid_argument) and starts workers,
+  // placed as `place(worker count)` says (by default: anywhere).
+  executor(const system_config& config, actor_system& owner,
+           const std::function<placement(std::uint32_t workers)>& place = {});
   ~executor();
   executor(const executor&) = delete;
   executor& operator=(const executor&) = delete;
@@ -47,6 +51,11 @@ class executor {
   std::uint32_t queue_count() const noexcept { return queue_count_; }
   bool stopping() const noexcept { return stopping_.load(std::memory_order_seq_cst); }
   bool stopped() const noexcept { return stopped_.load(std::memory_order_acquire); }
+  // Whether idle workers steal queues (a policy other than none, and
+  // someone to steal from).
+  bool stealing() const noexcept {
+    return config_.steal != steal_policy::none && worker_count_ > 1;
+  }
   system_stats stats() const;
 
   // The worker of this executor running on the calling thread, or nullptr.
@@ -95,11 +104,25 @@ class executor {
   void stop();
 
   // ---- for workers ----
+
+  // The ownership array's slot (seed: worker_queues[slot]); null while a
+  // thief swaps it (see try_swap).
+  std::atomic<work_queue*>& slot(std::uint32_t slot) noexcept { return ownership_[slot]; }
+  // A worker's own slot, which only it could have nulled: never null.
   work_queue& owned_queue(std::uint32_t slot) noexcept {
     return *ownership_[slot].load(std::memory_order_relaxed);
   }
+  worker& worker_at(std::uint32_t index) noexcept { return workers_[index]; }
+
   void on_parked() noexcept;
-  void on_unparked() noexcept { parked_.fetch_sub(1, std::memory_order_acq_rel); }
+  void on_unparked() noexcept { parked_.fetch_sub(1, std::memory_order_seq_cst); }
+  bool all_parked() const noexcept {
+    return parked_.load(std::memory_order_seq_cst) == worker_count_;
+  }
+  // Called by a worker that has just stopped being parked, with stealing
+  // on: if no parked worker is watching for stranded queues, wakes one
+  // that sleeps (see worker::watch).
+  void keep_watch() noexcept;
 
  private:
   // Counters for threads that are not workers: shared, so atomic RMW.
@@ -114,6 +137,7 @@ class executor {
 
   [[gnu::noinline]] void post_to_mailbox(worker* self, std::uint32_t queue, void* target,
                                          void* message, run_fn run);
+  void start_worker(std::uint32_t index);
   void refuse_from_worker(const char* what) const;
   void await_epoch_change(std::uint32_t seen) noexcept;
   void advance_epoch() noexcept;
@@ -125,6 +149,8 @@ class executor {
   actor_system& owner_;
   const std::uint32_t worker_count_;
   const std::uint32_t queue_count_;
+  const placement placement_;
+  std::atomic<bool> unbound_reported_{false};
   fixed_array<padded<work_queue>> queues_;           // master array
   fixed_array<std::atomic<work_queue*>> ownership_;  // seed: worker_queues
   fixed_array<padded<worker>> workers_;

@@ -9,7 +9,10 @@ std::ostream& operator<<(std::ostream& out, const worker_stats& s) {
              << "; messages sent " << s.messages_sent << " (local " << s.local_sends
              << "), processed " << s.messages_processed << "; gulps " << s.gulps
              << " (average size " << s.average_gulp_size() << "), missed " << s.missed_gulps
-             << "; parks " << s.parks << ", wake-ups " << s.wakeups << "; dead letters "
+             << "; steal attempts " << s.steal_attempts << " (no candidate "
+             << s.steal_no_candidate << ", failed swaps " << s.steal_failed_swaps << "), steals "
+             << s.steals << " (" << s.messages_stolen << " messages, average "
+             << s.average_steal_size() << "); parks " << s.parks << ", wake-ups " << s.wakeups << "; dead letters "
              << s.dead_letters;
 }
 

@@ -1,8 +1,13 @@
 #include "executor/worker.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <thread>
 
+#include <tact/defaults.hpp>
+
 #include "executor/executor.hpp"
+#include "executor/queue_swap.hpp"
 #include "support/cpu_relax.hpp"
 #include "support/futex.hpp"
 
@@ -10,12 +15,17 @@ namespace tact::detail {
 
 constinit thread_local worker* this_thread_worker = nullptr;
 
-worker::worker(executor& owner, std::uint32_t first_slot, std::uint32_t last_slot) noexcept
+worker::worker(executor& owner, std::uint32_t index, std::uint32_t first_slot,
+               std::uint32_t last_slot,
+               std::vector<std::vector<std::uint32_t>> victim_groups) noexcept
     : owner_{owner},
+      index_{index},
       first_slot_{first_slot},
       last_slot_{last_slot},
       local_batch_{owner.config().local_batch},
-      ticket_{first_slot} {}
+      stealing_{owner.stealing()},
+      ticket_{first_slot},
+      victims_{owner.config().steal, index, owner.worker_count(), std::move(victim_groups)} {}
 
 void worker::run() {
   this_thread_worker = this;
@@ -25,7 +35,14 @@ void worker::run() {
   while (!owner_.stopping()) {
     if (sweep()) {
       idle_sweeps = 0;
-    } else if (++idle_sweeps <= spins) {
+      continue;
+    }
+    ++idle_sweeps;
+    // Seed 000: after two consecutive empty sweeps a worker turns thief
+    // once; whatever comes of it, it sweeps its own queues again (which
+    // now hold the stolen one) before it steals again.
+    if (stealing_ && idle_sweeps % 2 == 0 && steal()) continue;
+    if (idle_sweeps <= spins) {
       cpu_relax();
     } else if (idle_sweeps <= park_after) {
       std::this_thread::yield();
@@ -37,6 +54,11 @@ void worker::run() {
   this_thread_worker = nullptr;
 }
 
+// A queue's pointer may be swapped away by a thief between our load and
+// our gulp; both of us may then gulp it. being_processed, read and set
+// under the queue's lock, lets only one process it at a time: the other
+// finds it busy and moves on (a missed gulp), or gulps it after the first
+// has finished, in order (seed 000, the race after "Queue Pointer Swap").
 bool worker::sweep() {
   bool worked = false;
   for (std::uint32_t slot = first_slot_; slot < last_slot_; ++slot) {
@@ -86,6 +108,76 @@ void worker::process(work_queue& q) {
   q.finish();
 }
 
+bool worker::steal() {
+  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+  last_steal_attempt_.store(now, std::memory_order_relaxed);
+  const std::uint32_t victim = victims_.pick([this](std::uint32_t w) {
+    return owner_.worker_at(w).last_steal_attempt_.load(std::memory_order_relaxed);
+  });
+  return steal_from(victim);
+}
+
+// One steal attempt (seed 000, "Stealing Mechanism"): scan the victim's
+// slots once from a random start, skip queues that are mid-swap (null),
+// being processed or empty, and try to swap the first other one with one
+// of ours. One try: a failed swap means someone else took it, or took ours.
+bool worker::steal_from(std::uint32_t victim_index) {
+  counters.steal_attempts.add();
+  worker& victim = owner_.worker_at(victim_index);
+  const std::uint32_t span = victim.last_slot_ - victim.first_slot_;
+  std::uint32_t offset = victims_.random(span);
+  for (std::uint32_t i = 0; i < span; ++i, offset = offset + 1 == span ? 0 : offset + 1) {
+    std::atomic<work_queue*>& theirs = owner_.slot(victim.first_slot_ + offset);
+    work_queue* const q = theirs.load(std::memory_order_relaxed);
+    if (q == nullptr || q->being_processed() || q->looks_empty()) continue;
+    const std::uint32_t queued = q->queued();
+    if (!try_swap(owner_.slot(slot_to_give()), theirs, q)) {
+      counters.steal_failed_swaps.add();
+      return false;
+    }
+    counters.steals.add();
+    counters.messages_stolen.add(queued);
+    victims_.stole();
+    // The queue we gave is the victim's now. If the victim is parking or
+    // parked it may have registered as waiter on its old queues only: wake
+    // it to sweep (and re-register). Sequentially consistent with the
+    // victim's own `parking` store and slot loads in park(): either we see
+    // it parking here, or its loads come after our swap and see our queue.
+    if (victim.state_.load(std::memory_order_seq_cst) != running) victim.wake();
+    return true;
+  }
+  counters.steal_no_candidate.add();
+  return false;
+}
+
+// The own slot to offer in a swap: preferably one whose queue is idle, so
+// that the victim gets no work in exchange.
+std::uint32_t worker::slot_to_give() noexcept {
+  const std::uint32_t span = last_slot_ - first_slot_;
+  for (std::uint32_t i = 0; i < span; ++i) {
+    const std::uint32_t slot = first_slot_ + give_;
+    give_ = give_ + 1 == span ? 0 : give_ + 1;
+    const work_queue& q = owner_.owned_queue(slot);
+    if (q.looks_empty() && !q.being_processed()) return slot;
+  }
+  return first_slot_ + give_;
+}
+
+// A worker, other than this one, with a queue worth stealing, if any.
+std::optional<std::uint32_t> worker::find_stranded_work() noexcept {
+  const std::uint32_t workers = owner_.worker_count();
+  std::uint32_t w = victims_.random(workers);
+  for (std::uint32_t i = 0; i < workers; ++i, w = w + 1 == workers ? 0 : w + 1) {
+    if (w == index_) continue;
+    const worker& other = owner_.worker_at(w);
+    for (std::uint32_t slot = other.first_slot_; slot < other.last_slot_; ++slot) {
+      const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
+      if (q != nullptr && !q->being_processed() && !q->looks_empty()) return w;
+    }
+  }
+  return std::nullopt;
+}
+
 std::uint32_t worker::next_ticket() noexcept {
   const std::uint32_t ticket = ticket_;
   ticket_ = ticket + 1 == owner_.queue_count() ? 0 : ticket + 1;
@@ -98,14 +190,16 @@ std::uint32_t worker::next_ticket() noexcept {
 //     lock, giving up if one has mail. A post to a queue either precedes
 //     its registration (we see the mail and give up) or follows it (the
 //     poster takes us as the queue's waiter and calls wake()).
-//  3. parking -> parked by CAS. wake() swaps in `running`; if it got there
-//     first the CAS fails and we sweep again, otherwise wake() sees
-//     `parked` and notifies the futex we sleep on.
+//  3. parking -> watching/sleeping by CAS. wake() swaps in `running`; if it
+//     got there first the CAS fails and we sweep again, otherwise wake()
+//     sees us parked and notifies the futex we sleep on.
 // A registration left behind by a give-up only causes one spurious wake().
+// A thief that swaps a queue into our slots during step 2 wakes us (see
+// steal_from), so a queue we did not register for cannot strand its mail.
 void worker::park() {
   state_.store(parking, std::memory_order_seq_cst);
   for (std::uint32_t slot = first_slot_; slot < last_slot_; ++slot) {
-    if (!owner_.owned_queue(slot).register_waiter(this)) {
+    if (!owner_.slot(slot).load(std::memory_order_seq_cst)->register_waiter(this)) {
       state_.store(running, std::memory_order_relaxed);
       return;
     }
@@ -117,17 +211,67 @@ void worker::park() {
     return;
   }
   std::uint32_t expected = parking;
+  const std::uint32_t parked = stealing_ ? watching : sleeping;
   if (!state_.compare_exchange_strong(expected, parked, std::memory_order_seq_cst)) return;
   counters.parks.add();
   owner_.on_parked();
-  while (state_.load(std::memory_order_acquire) == parked) futex_wait(state_, parked);
+  if (stealing_) {
+    watch();
+    // We run again. If no parked worker is left watching, make one.
+    owner_.keep_watch();
+  } else {
+    sleep();
+  }
   counters.wakeups.add();
+}
+
+// Parked with stealing on. Posts wake a queue's owner only when the owner
+// is parked; a busy owner (say, blocked in a long receive) leaves mail in
+// its other queues for thieves, and parked thieves must not all miss it.
+// So a parked worker looks now and then, waiting longer each time it finds
+// nothing. Once it waits the longest and every worker is parked, nothing
+// can be stranded (each queue's owner is registered on it) and it sleeps
+// until woken; whoever leaves parking next calls executor::keep_watch(),
+// which wakes a sleeper whenever no parked worker is left watching.
+void worker::watch() {
+  std::chrono::nanoseconds wait = defaults::watch_first;
+  for (;;) {
+    futex_wait_for(state_, watching, wait);
+    if (state_.load(std::memory_order_acquire) != watching) return;  // woken
+    if (const auto victim = find_stranded_work()) {
+      std::uint32_t expected = watching;
+      if (state_.compare_exchange_strong(expected, running, std::memory_order_seq_cst))
+        owner_.on_unparked();
+      steal_from(*victim);
+      return;
+    }
+    if (wait < defaults::watch_longest) {
+      wait = std::min<std::chrono::nanoseconds>(2 * wait, defaults::watch_longest);
+      continue;
+    }
+    // Sleep for good only if every worker is parked, checked after
+    // announcing it: keep_watch() loads our state after a waker made the
+    // count drop, so it either sees us sleeping, or we see the drop here.
+    std::uint32_t expected = watching;
+    if (!state_.compare_exchange_strong(expected, sleeping, std::memory_order_seq_cst)) return;
+    if (owner_.all_parked()) {
+      sleep();
+      return;
+    }
+    expected = sleeping;
+    if (!state_.compare_exchange_strong(expected, watching, std::memory_order_seq_cst)) return;
+  }
+}
+
+void worker::sleep() noexcept {
+  while (state_.load(std::memory_order_acquire) == sleeping) futex_wait(state_, sleeping);
 }
 
 void worker::wake() noexcept {
   // An unconditional exchange: it reads the latest state, so it cannot miss
   // a park that is committing concurrently.
-  if (state_.exchange(running, std::memory_order_seq_cst) == parked) {
+  const std::uint32_t previous = state_.exchange(running, std::memory_order_seq_cst);
+  if (previous == watching || previous == sleeping) {
     owner_.on_unparked();
     futex_wake_one(state_);
   }

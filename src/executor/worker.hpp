@@ -2,10 +2,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include <tact/detail/envelope.hpp>
 
 #include "executor/counters.hpp"
+#include "executor/victims.hpp"
 #include "mailbox/work_queue.hpp"
 
 namespace tact::detail {
@@ -15,10 +18,13 @@ class executor;
 // One executor thread. It owns a contiguous block of slots in the
 // executor's ownership array and sweeps them round robin: test each queue
 // without the lock, gulp it, process the batch locally (seed 000, "CFA
-// Executor"). After enough empty sweeps it parks until a send wakes it.
+// Executor"). Every second empty sweep it tries once to steal a queue from
+// another worker; after enough empty sweeps it parks until a send wakes it.
 class worker {
  public:
-  worker(executor& owner, std::uint32_t first_slot, std::uint32_t last_slot) noexcept;
+  // `victim_groups`: for steal_policy::locality (see victim_picker).
+  worker(executor& owner, std::uint32_t index, std::uint32_t first_slot, std::uint32_t last_slot,
+         std::vector<std::vector<std::uint32_t>> victim_groups) noexcept;
 
   // The thread's body: returns once the executor is stopping.
   void run();
@@ -46,23 +52,41 @@ class worker {
 
   executor& owner() const noexcept { return owner_; }
 
+  // Any thread: whether this worker is parked, and if so whether it
+  // watches for stranded queues (see watch()) or sleeps until woken.
+  bool is_watching() const noexcept { return state_.load(std::memory_order_seq_cst) == watching; }
+  bool is_sleeping() const noexcept { return state_.load(std::memory_order_seq_cst) == sleeping; }
+
   worker_counters counters;
 
  private:
-  enum state : std::uint32_t { running, parking, parked };
+  enum state : std::uint32_t { running, parking, watching, sleeping };
 
   bool sweep();
   void process(work_queue& q);
+  bool steal();
+  bool steal_from(std::uint32_t victim);
+  std::uint32_t slot_to_give() noexcept;
+  std::optional<std::uint32_t> find_stranded_work() noexcept;
   void park();
+  void watch();
+  void sleep() noexcept;
 
   executor& owner_;
+  const std::uint32_t index_;
   const std::uint32_t first_slot_;
   const std::uint32_t last_slot_;
   const std::uint32_t local_batch_;
+  const bool stealing_;
   std::uint32_t ticket_;
   work_queue* current_ = nullptr;  // queue whose batch is being processed
   std::uint32_t budget_ = 0;       // same-queue appends left for this batch
+  std::uint32_t give_ = 0;         // next own slot to offer in a swap
+  victim_picker victims_;
   std::atomic<std::uint32_t> state_{running};
+  // When this worker last tried to steal (steady clock ticks), for the
+  // longest-victim policy. Written only by this worker.
+  std::atomic<std::int64_t> last_steal_attempt_{0};
 };
 
 // The worker running on this thread, if any (of whichever executor).

@@ -40,6 +40,11 @@ class copy_queue {
       make_room();
     data_[tail_++] = e;
   }
+  // Allocates the first array now if there is none yet.
+  void reserve() {
+    if (capacity_ == 0) make_room();
+  }
+
   // Precondition: !empty().
   envelope pop() noexcept { return data_[head_++]; }
   // The same in two steps, for a reader that copies the words itself.

@@ -43,6 +43,7 @@ class work_queue {
   // The "test" of test-and-gulp: an unlocked, possibly stale look. Mail it
   // misses is found on a later sweep (and parking re-checks under the lock).
   bool looks_empty() const noexcept { return pending_.load(std::memory_order_relaxed) == 0; }
+  std::uint32_t queued() const noexcept { return pending_.load(std::memory_order_relaxed); }
 
   // Another unlocked hint, for thieves choosing a queue.
   bool being_processed() const noexcept { return being_processed_.load(std::memory_order_relaxed); }
@@ -82,6 +83,14 @@ class work_queue {
     if (!mailbox_.empty()) return false;
     waiter_ = w;
     return true;
+  }
+
+  // Allocates the arrays not yet allocated now, on the calling thread (so
+  // from its NUMA node); the batch only if nobody is processing it.
+  void allocate_here() {
+    std::lock_guard guard{lock_};
+    mailbox_.reserve();
+    if (!being_processed_.load(std::memory_order_relaxed)) batch_.reserve();
   }
 
   // ---- after the workers have stopped ----

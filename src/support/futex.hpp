@@ -1,7 +1,10 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <ctime>
+#include <thread>
 
 #if defined(__linux__)
 #include <linux/futex.h>
@@ -27,6 +30,20 @@ inline void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected)
             nullptr, nullptr, 0);
 #else
   word.wait(expected, std::memory_order_relaxed);
+#endif
+}
+
+// As futex_wait, but returns after `timeout` at the latest.
+inline void futex_wait_for(std::atomic<std::uint32_t>& word, std::uint32_t expected,
+                           std::chrono::nanoseconds timeout) noexcept {
+#if defined(__linux__)
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+  const timespec relative{static_cast<time_t>(seconds.count()),
+                          static_cast<long>((timeout - seconds).count())};
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected,
+            &relative, nullptr, 0);
+#else
+  if (word.load(std::memory_order_relaxed) == expected) std::this_thread::sleep_for(timeout);
 #endif
 }
 

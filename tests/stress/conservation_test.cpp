@@ -1,6 +1,7 @@
 // Bounded stress: millions of messages among thousands of actors, with
-// more workers than cores. Every message must be received exactly once,
-// and messages along each fixed sender->receiver edge in send order.
+// more workers than cores, under every steal policy. Every message must be
+// received exactly once, and messages along each fixed sender->receiver
+// edge in send order, however the queues move between workers.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -79,13 +80,15 @@ struct peer : tact::actor {
 
 TEST_CASE("millions of messages among thousands of actors are each received exactly once") {
   const std::uint32_t workers = GENERATE(1u, 2u, 8u);
+  const auto steal = GENERATE(tact::steal_policy::none, tact::steal_policy::random,
+                              tact::steal_policy::longest_victim, tact::steal_policy::locality);
   constexpr std::size_t actors = 4096;
   const std::uint64_t tokens = tact::test::scaled(30'000);
   constexpr std::uint64_t hops = 100;
   const std::uint64_t links_per_actor = tact::test::scaled(200);
-  CAPTURE(workers, tokens, hops);
+  CAPTURE(workers, static_cast<int>(steal), tokens, hops);
 
-  tact::actor_system system{{.workers = workers}};
+  tact::actor_system system{{.workers = workers, .steal = steal}};
   std::vector<std::atomic<std::uint8_t>> arrivals(tokens);
   std::vector<std::unique_ptr<peer>> peers;
   for (std::size_t i = 0; i < actors; ++i) peers.push_back(std::make_unique<peer>());

@@ -1,11 +1,14 @@
 #include <tact/actor_system.hpp>
 
 #include "executor/executor.hpp"
+#include "system/machine_placement.hpp"
 
 namespace tact {
 
 actor_system::actor_system(system_config config)
-    : executor_{std::make_unique<detail::executor>(config, *this)} {}
+    : executor_{std::make_unique<detail::executor>(config, *this, [&](std::uint32_t workers) {
+        return detail::machine_placement(config, workers);
+      })} {}
 
 actor_system::~actor_system() = default;  // the executor stops itself
 

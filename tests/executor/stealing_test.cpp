@@ -1,0 +1,170 @@
+// Work stealing as a program sees it: queues move between workers, and
+// every classic-actor guarantee survives the move.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <tact/tact.hpp>
+
+#include "support/test_support.hpp"
+
+namespace {
+
+struct job : tact::message {
+  std::uint64_t seq = 0;
+};
+
+// Counts its jobs, checks they arrive in send order, and burns a little
+// CPU on each so that a queue of them is worth stealing.
+struct worker_actor : tact::actor {
+  std::atomic<std::uint64_t>* done = nullptr;
+  std::uint64_t received = 0;
+  std::uint64_t out_of_order = 0;
+  std::atomic<int> inside{0};  // receives running right now: never more than one
+  std::atomic<bool> overlapped{false};
+
+  tact::allocation receive(job& j) {
+    if (inside.fetch_add(1, std::memory_order_relaxed) != 0) overlapped = true;
+    if (j.seq != received) ++out_of_order;
+    ++received;
+    volatile std::uint64_t sink = 0;
+    for (int i = 0; i < 2000; ++i) sink = sink + static_cast<std::uint64_t>(i);
+    inside.fetch_sub(1, std::memory_order_relaxed);
+    done->fetch_add(1, std::memory_order_release);
+    return Nodelete;
+  }
+};
+
+struct hold : tact::message {};
+
+// Keeps its worker inside receive until `done` reaches `until`: only
+// other workers can get there, by stealing the queues this one owns.
+struct blocker : tact::actor {
+  const std::atomic<std::uint64_t>* done = nullptr;
+  std::uint64_t until = 0;
+  tact::allocation receive(hold&) {
+    while (done->load(std::memory_order_acquire) < until) std::this_thread::yield();
+    return Nodelete;
+  }
+};
+
+const char* name(tact::steal_policy p) {
+  switch (p) {
+    case tact::steal_policy::none:
+      return "none";
+    case tact::steal_policy::random:
+      return "random";
+    case tact::steal_policy::longest_victim:
+      return "longest_victim";
+    case tact::steal_policy::locality:
+      return "locality";
+  }
+  return "?";
+}
+
+// Actors created from a thread outside the system get queues 0, 1, 2, ...
+// round robin, and worker 0 owns the first queues / workers of them.
+// Returns how many actors land on worker 0 when created in a row.
+std::uint32_t worker0_queues(const tact::actor_system& system) {
+  return system.queues() / system.workers();
+}
+
+}  // namespace
+
+TEST_CASE("queued work behind a worker blocked in a long receive is finished by the others") {
+  const auto policy = GENERATE(tact::steal_policy::random, tact::steal_policy::longest_victim,
+                               tact::steal_policy::locality);
+  const std::uint32_t workers = GENERATE(2u, 8u);
+  // After a long idle period every parked worker sleeps for good; the
+  // first one woken must then make another one watch again.
+  const bool idle_first = GENERATE(false, true);
+  CAPTURE(name(policy), workers, idle_first);
+
+  tact::actor_system system{{.workers = workers, .steal = policy}};
+  const std::uint32_t mine = worker0_queues(system);
+  REQUIRE(mine >= 2);
+  std::atomic<std::uint64_t> done{0};
+  blocker& stuck = system.spawn<blocker>();  // queue 0: worker 0's
+  std::vector<std::unique_ptr<worker_actor>> busy;
+  for (std::uint32_t q = 1; q < mine; ++q) {  // queues 1 .. mine-1: worker 0's too
+    busy.push_back(std::make_unique<worker_actor>());
+    busy.back()->done = &done;
+  }
+  const std::uint64_t per_actor = tact::test::scaled(400);
+  const std::uint64_t total = per_actor * busy.size();
+  stuck.done = &done;
+  stuck.until = total;
+  std::vector<std::vector<job>> jobs(busy.size());
+  for (auto& j : jobs) j.resize(per_actor);
+
+  system.await_quiescence();
+  if (idle_first) std::this_thread::sleep_for(std::chrono::milliseconds{150});
+  hold h;
+  stuck | h;
+  for (std::uint64_t s = 0; s < per_actor; ++s)
+    for (std::size_t a = 0; a < busy.size(); ++a) {
+      jobs[a][s].seq = s;
+      *busy[a] | jobs[a][s];
+    }
+  // Returns only once the blocker has returned, which it does only after
+  // every job ran elsewhere while worker 0 was stuck in it.
+  system.await_quiescence();
+
+  CHECK(done.load() == total);
+  for (const auto& a : busy) {
+    CHECK(a->received == per_actor);
+    CHECK(a->out_of_order == 0);
+    CHECK_FALSE(a->overlapped.load());
+  }
+  const tact::worker_stats stats = system.stats().total;
+  CHECK(stats.steals >= 1);
+  CHECK(stats.messages_processed == total + 1);
+
+  stuck | tact::delete_msg;
+  for (auto& a : busy) *a | tact::finished_msg;
+  system.stop();
+}
+
+TEST_CASE("steal statistics add up, and policy none never steals") {
+  const auto policy = GENERATE(tact::steal_policy::none, tact::steal_policy::random,
+                               tact::steal_policy::longest_victim, tact::steal_policy::locality);
+  CAPTURE(name(policy));
+  tact::actor_system system{{.workers = 4, .steal = policy}};
+  std::atomic<std::uint64_t> done{0};
+  const std::uint32_t mine = worker0_queues(system);
+  // Every actor on worker 0's queues: the other three can only steal.
+  std::vector<std::unique_ptr<worker_actor>> actors;
+  for (std::uint32_t i = 0; i < system.queues(); ++i) {
+    auto a = std::make_unique<worker_actor>();
+    a->done = &done;
+    actors.push_back(std::move(a));
+  }
+  const std::uint64_t per_actor = tact::test::scaled(300);
+  std::vector<std::vector<job>> jobs(mine);
+  for (auto& j : jobs) j.resize(per_actor);
+  for (std::uint64_t s = 0; s < per_actor; ++s)
+    for (std::uint32_t a = 0; a < mine; ++a) {
+      jobs[a][s].seq = s;
+      *actors[a] | jobs[a][s];
+    }
+  system.await_quiescence();
+  CHECK(done.load() == per_actor * mine);
+
+  const tact::system_stats stats = system.stats();
+  for (const tact::worker_stats& w : stats.workers) {
+    CHECK(w.steal_attempts == w.steal_no_candidate + w.steal_failed_swaps + w.steals);
+    CHECK(w.messages_stolen >= w.steals);  // only queues with mail are taken
+  }
+  if (policy == tact::steal_policy::none) {
+    CHECK(stats.total.steal_attempts == 0);
+    CHECK(stats.total.steals == 0);
+    CHECK(stats.workers[0].messages_processed == per_actor * mine);
+  }
+  for (auto& a : actors) *a | tact::finished_msg;
+  system.stop();
+}
