@@ -117,37 +117,63 @@ bool worker::steal() {
   return steal_from(victim);
 }
 
-// One steal attempt (seed 000, "Stealing Mechanism"): scan the victim's
-// slots once from a random start, skip queues that are mid-swap (null),
-// being processed or empty, and try to swap the first other one with one
-// of ours. One try: a failed swap means someone else took it, or took ours.
+// One steal attempt (seed 000, "Stealing Mechanism"): find a queue worth
+// taking from the victim and try once to swap it with one of ours. A
+// failed swap means someone else took it, or took ours: give up either way.
 bool worker::steal_from(std::uint32_t victim_index) {
   counters.steal_attempts.add();
   worker& victim = owner_.worker_at(victim_index);
-  const std::uint32_t span = victim.last_slot_ - victim.first_slot_;
-  std::uint32_t offset = victims_.random(span);
-  for (std::uint32_t i = 0; i < span; ++i, offset = offset + 1 == span ? 0 : offset + 1) {
-    std::atomic<work_queue*>& theirs = owner_.slot(victim.first_slot_ + offset);
-    work_queue* const q = theirs.load(std::memory_order_relaxed);
-    if (q == nullptr || q->being_processed() || q->looks_empty()) continue;
-    const std::uint32_t queued = q->queued();
-    if (!try_swap(owner_.slot(slot_to_give()), theirs, q)) {
-      counters.steal_failed_swaps.add();
-      return false;
-    }
-    counters.steals.add();
-    counters.messages_stolen.add(queued);
-    victims_.stole();
-    // The queue we gave is the victim's now. If the victim is parking or
-    // parked it may have registered as waiter on its old queues only: wake
-    // it to sweep (and re-register). Sequentially consistent with the
-    // victim's own `parking` store and slot loads in park(): either we see
-    // it parking here, or its loads come after our swap and see our queue.
-    if (victim.state_.load(std::memory_order_seq_cst) != running) victim.wake();
-    return true;
+  const std::optional<std::uint32_t> slot = worth_stealing(victim);
+  if (!slot) {
+    counters.steal_no_candidate.add();
+    return false;
   }
-  counters.steal_no_candidate.add();
-  return false;
+  std::atomic<work_queue*>& theirs = owner_.slot(*slot);
+  work_queue* const q = theirs.load(std::memory_order_relaxed);
+  const std::uint32_t queued = q != nullptr ? q->queued() : 0;
+  if (q == nullptr || !try_swap(owner_.slot(slot_to_give()), theirs, q)) {
+    counters.steal_failed_swaps.add();
+    return false;
+  }
+  counters.steals.add();
+  counters.messages_stolen.add(queued);
+  victims_.stole();
+  // The queue we gave is the victim's now. If the victim is parking or
+  // parked it may have registered as waiter on its old queues only: wake
+  // it to sweep (and re-register). Sequentially consistent with the
+  // victim's own `parking` store and slot loads in park(): either we see
+  // it parking here, or its loads come after our swap and see our queue.
+  if (victim.state_.load(std::memory_order_seq_cst) != running) victim.wake();
+  return true;
+}
+
+// The victim's slot to steal, if any: scanning once from a random start,
+// the first queue with mail that nobody processes, skipping slots that are
+// mid-swap (null). Only if the victim has other work besides (another
+// queue with mail or being processed): otherwise it would run this queue
+// next itself, and taking it would move the work instead of sharing it (a
+// lone busy queue would bounce between idle workers). Mail is looked at
+// first, because being_processed shares a line with the batch a worker is
+// draining: we read it only for queues that have mail.
+std::optional<std::uint32_t> worker::worth_stealing(const worker& victim) noexcept {
+  const std::uint32_t first = victim.first_slot_;
+  const std::uint32_t span = victim.last_slot_ - first;
+  const std::uint32_t start = victims_.random(span);
+  std::optional<std::uint32_t> found;
+  for (std::uint32_t i = 0, at = start; i < span; ++i, at = at + 1 == span ? 0 : at + 1) {
+    const work_queue* q = owner_.slot(first + at).load(std::memory_order_relaxed);
+    if (q != nullptr && !q->looks_empty() && !q->being_processed()) {
+      found = first + at;
+      break;
+    }
+  }
+  if (!found) return std::nullopt;
+  for (std::uint32_t slot = first; slot < first + span; ++slot) {
+    if (slot == *found) continue;
+    const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
+    if (q != nullptr && (!q->looks_empty() || q->being_processed())) return found;
+  }
+  return std::nullopt;
 }
 
 // The own slot to offer in a swap: preferably one whose queue is idle, so
@@ -167,14 +193,8 @@ std::uint32_t worker::slot_to_give() noexcept {
 std::optional<std::uint32_t> worker::find_stranded_work() noexcept {
   const std::uint32_t workers = owner_.worker_count();
   std::uint32_t w = victims_.random(workers);
-  for (std::uint32_t i = 0; i < workers; ++i, w = w + 1 == workers ? 0 : w + 1) {
-    if (w == index_) continue;
-    const worker& other = owner_.worker_at(w);
-    for (std::uint32_t slot = other.first_slot_; slot < other.last_slot_; ++slot) {
-      const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
-      if (q != nullptr && !q->being_processed() && !q->looks_empty()) return w;
-    }
-  }
+  for (std::uint32_t i = 0; i < workers; ++i, w = w + 1 == workers ? 0 : w + 1)
+    if (w != index_ && worth_stealing(owner_.worker_at(w))) return w;
   return std::nullopt;
 }
 

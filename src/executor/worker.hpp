@@ -66,6 +66,7 @@ class worker {
   void process(work_queue& q);
   bool steal();
   bool steal_from(std::uint32_t victim);
+  std::optional<std::uint32_t> worth_stealing(const worker& victim) noexcept;
   std::uint32_t slot_to_give() noexcept;
   std::optional<std::uint32_t> find_stranded_work() noexcept;
   void park();

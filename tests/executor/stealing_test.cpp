@@ -168,3 +168,34 @@ TEST_CASE("steal statistics add up, and policy none never steals") {
   for (auto& a : actors) *a | tact::finished_msg;
   system.stop();
 }
+
+namespace {
+struct again : tact::message {};
+
+// Re-sends one message to itself `left` times.
+struct loner : tact::actor {
+  std::uint64_t left = 0;
+  tact::allocation receive(again& m) {
+    if (--left > 0) *this | m;
+    return Nodelete;
+  }
+};
+}  // namespace
+
+TEST_CASE("a worker's only busy queue is not stolen: there is nothing to share") {
+  const auto policy = GENERATE(tact::steal_policy::random, tact::steal_policy::longest_victim,
+                               tact::steal_policy::locality);
+  CAPTURE(name(policy));
+  // Through the mailbox every time, so that between two gulps the queue
+  // has mail and nobody processing it: the moment a thief could take it.
+  tact::actor_system system{{.workers = 2, .local_batch = 0, .steal = policy}};
+  loner l;
+  l.left = tact::test::scaled(200'000);
+  again m;
+  l | m;
+  system.await_quiescence();
+  CHECK(l.left == 0);
+  CHECK(system.stats().total.steals == 0);
+  l | tact::finished_msg;
+  system.stop();
+}
