@@ -31,6 +31,21 @@ inline constexpr std::uint32_t idle_yields = 16;
 // balance, executor and repeat benchmarks (docs/performance.md).
 inline constexpr steal_policy steal = steal_policy::random;
 
+// An idle worker's first steal attempt comes after this many empty sweeps
+// of its own queues, and each failed one doubles the gap to the next, up
+// to the longest. A thief reads its victim's queue headers, which costs
+// the victim's senders a cache miss each: one attempt every other sweep
+// (the seed's rhythm) slowed a chain of actors hopping between two
+// workers by a quarter; waiting out short lulls costs it nothing.
+inline constexpr std::uint64_t steal_after = 64;
+inline constexpr std::uint64_t steal_gap_longest = 1024;
+
+// A queue waiting behind the one batch its worker is running, with no
+// other mail there, is left to that worker unless it has not started a
+// gulp for this long (it is stuck in a long receive, say): then a thief
+// takes it. Shorter steals more eagerly from workers about to get to it.
+inline constexpr std::chrono::microseconds stuck_worker{100};
+
 // While some workers are busy, one parked worker wakes now and then to look
 // for queues stranded behind a busy worker (one blocked in a long
 // receive, say): first after this long, then twice as long each time it

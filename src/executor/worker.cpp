@@ -17,7 +17,7 @@ constinit thread_local worker* this_thread_worker = nullptr;
 
 worker::worker(executor& owner, std::uint32_t index, std::uint32_t first_slot,
                std::uint32_t last_slot,
-               std::vector<std::vector<std::uint32_t>> victim_groups) noexcept
+               std::vector<std::vector<std::uint32_t>> victim_groups)
     : owner_{owner},
       index_{index},
       first_slot_{first_slot},
@@ -25,23 +25,36 @@ worker::worker(executor& owner, std::uint32_t index, std::uint32_t first_slot,
       local_batch_{owner.config().local_batch},
       stealing_{owner.stealing()},
       ticket_{first_slot},
-      victims_{owner.config().steal, index, owner.worker_count(), std::move(victim_groups)} {}
+      victims_{owner.config().steal, index, owner.worker_count(), std::move(victim_groups)},
+      progress_(owner.worker_count()) {}
 
 void worker::run() {
   this_thread_worker = this;
   const std::uint64_t spins = owner_.config().idle_spins;
   const std::uint64_t park_after = spins + owner_.config().idle_yields;
   std::uint64_t idle_sweeps = 0;
+  std::uint64_t next_steal = defaults::steal_after;
   while (!owner_.stopping()) {
     if (sweep()) {
       idle_sweeps = 0;
+      next_steal = defaults::steal_after;
       continue;
     }
     ++idle_sweeps;
-    // Seed 000: after two consecutive empty sweeps a worker turns thief
-    // once; whatever comes of it, it sweeps its own queues again (which
-    // now hold the stolen one) before it steals again.
-    if (stealing_ && idle_sweeps % 2 == 0 && steal()) continue;
+    // Seed 000: after consecutive empty sweeps a worker turns thief once;
+    // whatever comes of it, it sweeps its own queues again (which now hold
+    // the stolen one) before it steals again. The seed steals after every
+    // two empty sweeps; but looking at a victim's queues is not free for
+    // it (its senders find those lines shared with us, one miss per send),
+    // so a thief first waits out short lulls, and then doubles the gap
+    // after each failed attempt (see defaults::steal_after).
+    if (stealing_ && idle_sweeps == next_steal) {
+      if (steal()) {
+        next_steal = defaults::steal_after;
+        continue;
+      }
+      next_steal = idle_sweeps + std::min<std::uint64_t>(idle_sweeps, defaults::steal_gap_longest);
+    }
     if (idle_sweeps <= spins) {
       cpu_relax();
     } else if (idle_sweeps <= park_after) {
@@ -149,12 +162,16 @@ bool worker::steal_from(std::uint32_t victim_index) {
 
 // The victim's slot to steal, if any: scanning once from a random start,
 // the first queue with mail that nobody processes, skipping slots that are
-// mid-swap (null). Only if the victim has other work besides (another
-// queue with mail or being processed): otherwise it would run this queue
-// next itself, and taking it would move the work instead of sharing it (a
-// lone busy queue would bounce between idle workers). Mail is looked at
-// first, because being_processed shares a line with the batch a worker is
-// draining: we read it only for queues that have mail.
+// mid-swap (null). Mail is looked at first, because being_processed shares
+// a line with the batch a worker is draining: we read it only for queues
+// that have mail, or when the victim has no other mail.
+//
+// Beyond the seed, the queue is worth taking only if the victim could not
+// run it soon itself, else stealing moves work instead of sharing it (a
+// lone busy queue, or a chain of actors each creating the next, would
+// bounce between workers): the victim must have another queue with mail
+// (a backlog to share), or be stuck in another queue's batch (no gulp
+// for a while: a long receive).
 std::optional<std::uint32_t> worker::worth_stealing(const worker& victim) noexcept {
   const std::uint32_t first = victim.first_slot_;
   const std::uint32_t span = victim.last_slot_ - first;
@@ -168,12 +185,29 @@ std::optional<std::uint32_t> worker::worth_stealing(const worker& victim) noexce
     }
   }
   if (!found) return std::nullopt;
+  bool busy = false;
   for (std::uint32_t slot = first; slot < first + span; ++slot) {
     if (slot == *found) continue;
     const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
-    if (q != nullptr && (!q->looks_empty() || q->being_processed())) return found;
+    if (q == nullptr) continue;
+    if (!q->looks_empty()) return found;
+    busy = busy || q->being_processed();
   }
-  return std::nullopt;
+  return busy && stuck(victim) ? found : std::nullopt;
+}
+
+// Whether the victim has not started a gulp for defaults::stuck_worker,
+// as far as this thief has watched it. Reads its gulp counter, written
+// once per gulp, never per message.
+bool worker::stuck(const worker& victim) noexcept {
+  const std::uint64_t gulps = victim.counters.gulps.get();
+  const auto now = std::chrono::steady_clock::now();
+  victim_progress& seen = progress_[victim.index_];
+  if (seen.gulps != gulps) {
+    seen = {gulps, now};
+    return false;
+  }
+  return now - seen.since >= defaults::stuck_worker;
 }
 
 // The own slot to offer in a swap: preferably one whose queue is idle, so

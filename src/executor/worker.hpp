@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -24,7 +25,7 @@ class worker {
  public:
   // `victim_groups`: for steal_policy::locality (see victim_picker).
   worker(executor& owner, std::uint32_t index, std::uint32_t first_slot, std::uint32_t last_slot,
-         std::vector<std::vector<std::uint32_t>> victim_groups) noexcept;
+         std::vector<std::vector<std::uint32_t>> victim_groups);
 
   // The thread's body: returns once the executor is stopping.
   void run();
@@ -67,6 +68,7 @@ class worker {
   bool steal();
   bool steal_from(std::uint32_t victim);
   std::optional<std::uint32_t> worth_stealing(const worker& victim) noexcept;
+  bool stuck(const worker& victim) noexcept;
   std::uint32_t slot_to_give() noexcept;
   std::optional<std::uint32_t> find_stranded_work() noexcept;
   void park();
@@ -84,6 +86,13 @@ class worker {
   std::uint32_t budget_ = 0;       // same-queue appends left for this batch
   std::uint32_t give_ = 0;         // next own slot to offer in a swap
   victim_picker victims_;
+  // Per worker, its gulp count when this one, as a thief, last saw it
+  // change, and when (see stuck()).
+  struct victim_progress {
+    std::uint64_t gulps = ~std::uint64_t{0};
+    std::chrono::steady_clock::time_point since{};
+  };
+  std::vector<victim_progress> progress_;
   std::atomic<std::uint32_t> state_{running};
   // When this worker last tried to steal (steady clock ticks), for the
   // longest-victim policy. Written only by this worker.
