@@ -12,25 +12,19 @@
 #include "executor/queue_swap.hpp"
 #include "mailbox/work_queue.hpp"
 #include "support/padded.hpp"
+#include "support/tagged_envelope.hpp"
 #include "support/test_support.hpp"
 
 using tact::detail::envelope;
 using tact::detail::padded;
 using tact::detail::try_swap;
 using tact::detail::work_queue;
+using tact::test::producer_of;
+using tact::test::seq_of;
+using tact::test::tagged;
 
 namespace {
 
-constexpr int sequence_bits = 40;
-envelope tagged(std::uint64_t producer, std::uint64_t seq) {
-  return envelope{reinterpret_cast<void*>((producer << sequence_bits) | seq), nullptr, nullptr};
-}
-std::uint64_t producer_of(const envelope& e) {
-  return reinterpret_cast<std::uintptr_t>(e.target) >> sequence_bits;
-}
-std::uint64_t seq_of(const envelope& e) {
-  return reinterpret_cast<std::uintptr_t>(e.target) & ((std::uint64_t{1} << sequence_bits) - 1);
-}
 
 // A work queue plus what the test checks about it. `next` (per producer)
 // is plain data touched only while processing: a second thread inside at

@@ -6,26 +6,14 @@
 #include <vector>
 
 #include "mailbox/work_queue.hpp"
+#include "support/tagged_envelope.hpp"
 #include "support/test_support.hpp"
 
 using tact::detail::envelope;
 using tact::detail::work_queue;
-
-namespace {
-
-// An envelope's target encodes (producer, sequence number).
-constexpr int sequence_bits = 40;
-envelope tagged(std::uint64_t producer, std::uint64_t seq) {
-  return envelope{reinterpret_cast<void*>((producer << sequence_bits) | seq), nullptr, nullptr};
-}
-std::uint64_t producer_of(const envelope& e) {
-  return reinterpret_cast<std::uintptr_t>(e.target) >> sequence_bits;
-}
-std::uint64_t seq_of(const envelope& e) {
-  return reinterpret_cast<std::uintptr_t>(e.target) & ((std::uint64_t{1} << sequence_bits) - 1);
-}
-
-}  // namespace
+using tact::test::producer_of;
+using tact::test::seq_of;
+using tact::test::tagged;
 
 // Several consumers race to gulp one queue while producers post to it.
 // being_processed must hand the batch from one consumer to the next: the
