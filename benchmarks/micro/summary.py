@@ -2,21 +2,16 @@
 """Prints the ratios the project's performance bar is stated in, from a
 Google Benchmark JSON file of tact-micro run with repetitions: medians of
 interleaved runs, so machine drift hits every benchmark alike."""
-import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import gbench_json  # noqa: E402
 
 
 def medians(path):
-    with open(path) as f:
-        text = f.read()
-    if not text.strip():
-        return {}  # the name filter matched nothing here
-    runs = json.loads(text)["benchmarks"]
-    found = {}
-    for run in runs:
-        if run.get("aggregate_name") == "median" and "per_msg" in run:
-            found[run["run_name"]] = run["per_msg"] * 1e9  # seconds -> ns
-    return found
+    return {run["run_name"]: run["per_msg"] * 1e9  # seconds -> ns
+            for run in gbench_json.medians(path) if "per_msg" in run}
 
 
 def main(path):

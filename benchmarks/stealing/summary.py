@@ -3,21 +3,17 @@
 tact-stealing run with repetitions: per workload and worker count, the
 median time under each steal policy and its speed-up over `none` (medians
 of interleaved runs, so machine drift hits every policy alike)."""
-import json
+import os
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import gbench_json  # noqa: E402
+
 
 def medians(path):
-    with open(path) as f:
-        text = f.read()
-    if not text.strip():
-        return {}  # the name filter matched nothing here
-    runs = json.loads(text)["benchmarks"]
     found = {}
-    for run in runs:
-        if run.get("aggregate_name") != "median":
-            continue
+    for run in gbench_json.medians(path):
         # run_name: workload/policy/workers:N/iterations:K/real_time
         workload, policy, workers = run["run_name"].split("/")[:3]
         found[(workload, workers, policy)] = run["real_time"]  # milliseconds

@@ -19,8 +19,9 @@ class executor;
 // One executor thread. It owns a contiguous block of slots in the
 // executor's ownership array and sweeps them round robin: test each queue
 // without the lock, gulp it, process the batch locally (seed 000, "CFA
-// Executor"). Every second empty sweep it tries once to steal a queue from
-// another worker; after enough empty sweeps it parks until a send wakes it.
+// Executor"). When its sweeps keep finding nothing it tries, now and then,
+// to steal a queue from another worker (see run()); after enough empty
+// sweeps it parks until a send wakes it.
 class worker {
  public:
   // `victim_groups`: for steal_policy::locality (see victim_picker).
