@@ -14,6 +14,7 @@ namespace tact {
 
 namespace detail {
 class executor;
+executor& executor_of(actor_system& system) noexcept;
 
 // While alive, actors constructed on this thread join `system` (see
 // actor::actor()). Used by actor_system::spawn.
@@ -82,6 +83,7 @@ class TACT_API actor_system {
  private:
   friend class actor;
   friend class detail::ambient_scope;
+  friend detail::executor& detail::executor_of(actor_system& system) noexcept;
   std::unique_ptr<detail::executor> executor_;
 };
 

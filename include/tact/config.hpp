@@ -4,8 +4,15 @@
 #include <functional>
 #include <optional>
 
+#include <tact/export.hpp>
+
 #include <tact/defaults.hpp>
 #include <tact/diagnostic.hpp>
+
+namespace tact::tx {
+struct rollback;
+TACT_API void report_rollback(const rollback& r);
+}  // namespace tact::tx
 
 namespace tact {
 
@@ -51,6 +58,17 @@ struct system_config {
   // worker threads and from the thread calling stop(), possibly at once:
   // it must be thread-safe and must not throw.
   std::function<void(const diagnostic&)> on_diagnostic = print_diagnostic;
+
+  // Transactional actors: a message whose become loses this many
+  // compare-and-swap races serializes its actor (tx::mode), so contention
+  // cannot livelock. At least 1.
+  std::uint32_t collision_limit = defaults::collision_limit;
+
+  // Receives every rolled-back transactional handler (it threw), with the
+  // actor, the message and the exception; the system carries on whatever
+  // it does. Same threading rules as on_diagnostic. The default passes a
+  // behaviour_exception to on_diagnostic.
+  std::function<void(const tx::rollback&)> on_rollback = tx::report_rollback;
 };
 
 }  // namespace tact

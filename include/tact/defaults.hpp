@@ -53,4 +53,11 @@ inline constexpr std::chrono::microseconds stuck_worker{100};
 inline constexpr std::chrono::microseconds watch_first{500};
 inline constexpr std::chrono::microseconds watch_longest{20'000};
 
+// A transactional message whose become loses this many races in a row
+// (another invocation of the same actor committed first) switches its actor
+// to serialized: its messages then run one at a time, on its home queue.
+// Low enough that a hot actor stops burning retries quickly; high enough
+// that an actor which collides now and then keeps running in parallel.
+inline constexpr std::uint32_t collision_limit = 8;
+
 }  // namespace tact::defaults

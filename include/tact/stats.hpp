@@ -27,6 +27,16 @@ struct worker_stats {
   std::uint64_t parks = 0;
   std::uint64_t wakeups = 0;
   std::uint64_t dead_letters = 0;  // sent to, or delivered after, a finished actor
+  // Transactional actors.
+  std::uint64_t tx_dispatches = 0;       // transactional envelopes run (a forward to a home queue runs twice)
+  std::uint64_t tx_commits = 0;          // handlers that committed
+  std::uint64_t tx_becomes = 0;          // ... of which with a become
+  std::uint64_t tx_collisions = 0;       // becomes that lost the compare-and-swap
+  std::uint64_t tx_retries = 0;          // handlers run again after a collision
+  std::uint64_t tx_serializations = 0;   // actors switched to serialized by collisions
+  std::uint64_t tx_rollbacks = 0;        // handlers that threw: nothing they staged happened
+  std::uint64_t tx_unmatched = 0;        // messages no handler matched (dropped)
+  std::uint64_t tx_dropped = 0;          // transactional sends to an empty reference (dropped)
 
   double average_gulp_size() const noexcept {
     return gulps == 0 ? 0.0 : static_cast<double>(gulped_messages) / static_cast<double>(gulps);
@@ -51,6 +61,15 @@ struct worker_stats {
     parks += other.parks;
     wakeups += other.wakeups;
     dead_letters += other.dead_letters;
+    tx_dispatches += other.tx_dispatches;
+    tx_commits += other.tx_commits;
+    tx_becomes += other.tx_becomes;
+    tx_collisions += other.tx_collisions;
+    tx_retries += other.tx_retries;
+    tx_serializations += other.tx_serializations;
+    tx_rollbacks += other.tx_rollbacks;
+    tx_unmatched += other.tx_unmatched;
+    tx_dropped += other.tx_dropped;
     return *this;
   }
 };

@@ -39,6 +39,15 @@ struct worker_counters {
   counter parks;
   counter wakeups;
   counter dead_letters;
+  counter tx_dispatches;
+  counter tx_commits;
+  counter tx_becomes;
+  counter tx_collisions;
+  counter tx_retries;
+  counter tx_serializations;
+  counter tx_rollbacks;
+  counter tx_unmatched;
+  counter tx_dropped;
 
   worker_stats snapshot() const noexcept {
     return {.actors_created = actors_created.get(),
@@ -56,7 +65,16 @@ struct worker_counters {
             .messages_stolen = messages_stolen.get(),
             .parks = parks.get(),
             .wakeups = wakeups.get(),
-            .dead_letters = dead_letters.get()};
+            .dead_letters = dead_letters.get(),
+            .tx_dispatches = tx_dispatches.get(),
+            .tx_commits = tx_commits.get(),
+            .tx_becomes = tx_becomes.get(),
+            .tx_collisions = tx_collisions.get(),
+            .tx_retries = tx_retries.get(),
+            .tx_serializations = tx_serializations.get(),
+            .tx_rollbacks = tx_rollbacks.get(),
+            .tx_unmatched = tx_unmatched.get(),
+            .tx_dropped = tx_dropped.get()};
   }
 };
 

@@ -1,11 +1,25 @@
 #include "executor/executor.hpp"
 
+#include <array>
 #include <stdexcept>
 
 #include "support/futex.hpp"
 
 namespace tact::detail {
 namespace {
+
+// Envelopes discard() hands to their actor model (see on_discard).
+struct discard_handler {
+  run_fn run;
+  void (*drop)(const envelope&) noexcept;
+};
+std::array<std::atomic<discard_handler*>, 4> discard_table{};
+
+void discard_handlers(const envelope& e) noexcept {
+  for (const auto& slot : discard_table)
+    if (const discard_handler* h = slot.load(std::memory_order_acquire); h != nullptr && h->run == e.run)
+      return h->drop(e);
+}
 
 // The process default: the first executor started while none was running.
 std::atomic<executor*> default_executor{nullptr};
@@ -21,6 +35,15 @@ std::uint32_t resolve_workers(const system_config& config) {
         "tact: system_config.workers is 0; ask for at least one worker, or leave it unset for one "
         "per processing unit"};
   return workers;
+}
+
+const system_config& validated(const system_config& config) {
+  if (config.collision_limit == 0)
+    throw std::invalid_argument{
+        "tact: system_config.collision_limit is 0; a transactional message must be allowed at "
+        "least one become race before its actor is serialized (leave it unset for " +
+        std::to_string(defaults::collision_limit) + ")"};
+  return config;
 }
 
 std::uint32_t resolve_queues(const system_config& config, std::uint32_t workers) {
@@ -45,7 +68,7 @@ std::uint32_t first_slot(std::uint32_t worker, std::uint32_t workers, std::uint3
 
 executor::executor(const system_config& config, actor_system& owner,
                    const std::function<placement(std::uint32_t workers)>& place)
-    : config_{config},
+    : config_{validated(config)},
       owner_{owner},
       worker_count_{resolve_workers(config)},
       queue_count_{resolve_queues(config, worker_count_)},
@@ -61,7 +84,8 @@ executor::executor(const system_config& config, actor_system& owner,
                      first_slot(w + 1, worker_count_, queue_count_),
                      w < placement_.victim_groups.size() ? placement_.victim_groups[w]
                                                          : std::vector<std::vector<std::uint32_t>>{}};
-               }} {
+               }},
+      epochs_{worker_count_} {
   if (!placement_.unavailable.empty())
     report(diagnostic_kind::topology_unavailable, placement_.unavailable);
   if (placement_.place_memory)
@@ -107,6 +131,15 @@ executor::~executor() {
   default_executor.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
 }
 
+void executor::on_discard(run_fn run, void (*drop)(const envelope&) noexcept) noexcept {
+  auto* handler = new discard_handler{run, drop};  // lives as long as the process
+  for (auto& slot : discard_table) {
+    discard_handler* none = nullptr;
+    if (slot.compare_exchange_strong(none, handler, std::memory_order_acq_rel)) return;
+  }
+  delete handler;  // the table is sized for the actor models there are
+}
+
 executor* executor::ambient() noexcept {
   if (scoped_executor != nullptr) return scoped_executor;
   if (this_thread_worker != nullptr) return &this_thread_worker->owner();
@@ -143,6 +176,13 @@ void executor::count_finished() noexcept {
     foreign_.finished.fetch_add(1, std::memory_order_relaxed);
 }
 
+void executor::count_tx_dropped() noexcept {
+  if (worker* self = this_worker())
+    self->counters.tx_dropped.add();
+  else
+    foreign_.tx_dropped.fetch_add(1, std::memory_order_relaxed);
+}
+
 void executor::count_dead_letter() noexcept {
   if (worker* self = this_worker())
     self->counters.dead_letters.add();
@@ -175,6 +215,7 @@ system_stats executor::stats() const {
   s.total.actors_finished += foreign_.finished.load(std::memory_order_relaxed);
   s.total.messages_sent += foreign_.sent.load(std::memory_order_relaxed);
   s.total.dead_letters += foreign_.dead_letters.load(std::memory_order_relaxed);
+  s.total.tx_dropped += foreign_.tx_dropped.load(std::memory_order_relaxed);
   return s;
 }
 
@@ -282,7 +323,7 @@ void executor::stop() {
   wait_until_finished();
   join_workers();
   std::uint64_t queued = 0;
-  for (work_queue& q : queues_) queued += q.discard();
+  for (work_queue& q : queues_) queued += q.discard(discard_handlers);
   const std::uint64_t dead = stats().total.dead_letters;
   if (queued + dead > 0)
     report(diagnostic_kind::messages_unreceived,

@@ -14,6 +14,7 @@
 #include <tact/diagnostic.hpp>
 #include <tact/stats.hpp>
 
+#include "executor/epochs.hpp"
 #include "executor/placement.hpp"
 #include "executor/worker.hpp"
 #include "mailbox/work_queue.hpp"
@@ -25,6 +26,9 @@ class actor_system;
 }
 
 namespace tact::detail {
+
+// The executor behind a system (for the actor models).
+executor& executor_of(actor_system& system) noexcept;
 
 // The message-centric executor (seed 000): M work queues in a master array
 // (senders post by queue index), and the ownership array of M pointers in
@@ -79,6 +83,25 @@ class executor {
   void count_finished() noexcept;
   void count_dead_letter() noexcept;
 
+  // A queue for a message sent from a thread that is not one of our
+  // workers, or for an actor that needs a home queue without counting as a
+  // live classic actor: round robin over all queues.
+  std::uint32_t next_queue() noexcept {
+    return foreign_.ticket.fetch_add(1, std::memory_order_relaxed) % queue_count_;
+  }
+
+  // A transactional send to an empty reference.
+  void count_tx_dropped() noexcept;
+
+  // Deferred reclamation for pointers workers read without counting
+  // references; participants are the workers, by index.
+  epochs& reclamation() noexcept { return epochs_; }
+
+  // Queued envelopes whose run function is `run` are passed to `drop`
+  // instead of being ignored when stop() discards what is left, so an actor
+  // model can free what they own. Register before the first such post.
+  static void on_discard(run_fn run, void (*drop)(const envelope&) noexcept) noexcept;
+
   // Appends the envelope {target, message, run} to queue `queue` and wakes
   // its worker if it was parked. The same-queue append is the fast path;
   // everything else is out of line, so the fast path saves no registers.
@@ -113,6 +136,9 @@ class executor {
     return *ownership_[slot].load(std::memory_order_relaxed);
   }
   worker& worker_at(std::uint32_t index) noexcept { return workers_[index]; }
+  std::uint32_t index_of(const work_queue& q) const noexcept {
+    return static_cast<std::uint32_t>(static_cast<const padded<work_queue>*>(&q) - queues_.begin());
+  }
 
   void on_parked() noexcept;
   void on_unparked() noexcept { parked_.fetch_sub(1, std::memory_order_seq_cst); }
@@ -131,9 +157,11 @@ class executor {
     std::atomic<std::uint64_t> finished{0};
     std::atomic<std::uint64_t> sent{0};
     std::atomic<std::uint64_t> dead_letters{0};
+    std::atomic<std::uint64_t> tx_dropped{0};
     std::atomic<std::uint64_t> unsent_messages{0};
     std::atomic<std::uint32_t> ticket{0};
   };
+
 
   [[gnu::noinline]] void post_to_mailbox(worker* self, std::uint32_t queue, void* target,
                                          void* message, run_fn run);
@@ -156,6 +184,7 @@ class executor {
   fixed_array<padded<worker>> workers_;
   std::vector<std::thread> threads_;
   padded<foreign_counters> foreign_;
+  epochs epochs_;
 
   // Quiescence: parked_ counts workers parked; when it reaches N the epoch
   // advances and waiters (await_quiescence, stop) re-check.

@@ -97,6 +97,7 @@ void worker::process(work_queue& q) {
   counters.gulps.add();
   counters.gulped_messages.add(batch.size());
   current_ = &q;
+  current_index_ = owner_.index_of(q);
   budget_ = local_batch_;
   std::uint64_t processed = 0;
   // The envelope's words are read out before it runs (the behaviour may
@@ -114,6 +115,9 @@ void worker::process(work_queue& q) {
     ++processed;
   }
   current_ = nullptr;
+  current_index_ = no_queue;
+  // Unpinned only once the batch holds no pointer it read under the pin.
+  if (owner_.reclamation().pinned(index_)) owner_.reclamation().unpin(index_);
   const std::uint32_t appended = local_batch_ - budget_;
   counters.local_sends.add(appended);
   counters.messages_sent.add(appended);
@@ -232,6 +236,13 @@ std::optional<std::uint32_t> worker::find_stranded_work() noexcept {
   return std::nullopt;
 }
 
+std::uint32_t worker::next_own_queue() noexcept {
+  const std::uint32_t span = last_slot_ - first_slot_;
+  const std::uint32_t slot = first_slot_ + spread_;
+  spread_ = spread_ + 1 == span ? 0 : spread_ + 1;
+  return owner_.index_of(owner_.owned_queue(slot));
+}
+
 std::uint32_t worker::next_ticket() noexcept {
   const std::uint32_t ticket = ticket_;
   ticket_ = ticket + 1 == owner_.queue_count() ? 0 : ticket + 1;
@@ -251,6 +262,9 @@ std::uint32_t worker::next_ticket() noexcept {
 // A thief that swaps a queue into our slots during step 2 wakes us (see
 // steal_from), so a queue we did not register for cannot strand its mail.
 void worker::park() {
+  // An idle worker holds no retired objects it could free: with everyone
+  // else idle too, collect() frees them all.
+  owner_.reclamation().collect(index_);
   state_.store(parking, std::memory_order_seq_cst);
   for (std::uint32_t slot = first_slot_; slot < last_slot_; ++slot) {
     if (!owner_.slot(slot).load(std::memory_order_seq_cst)->register_waiter(this)) {

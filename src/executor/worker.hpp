@@ -52,7 +52,18 @@ class worker {
   // a behaviour here (round robin over all queues, starting in our block).
   std::uint32_t next_ticket() noexcept;
 
+  // Only on this worker's thread: the index of the queue whose batch is
+  // being processed, or no_queue between batches.
+  static constexpr std::uint32_t no_queue = ~std::uint32_t{0};
+  std::uint32_t current_queue() const noexcept { return current_index_; }
+
+  // Only on this worker's thread: one of the queues this worker owns now,
+  // round robin, for messages that may run on any queue (transactional
+  // sends): they stay on this worker unless a thief takes their queue.
+  std::uint32_t next_own_queue() noexcept;
+
   executor& owner() const noexcept { return owner_; }
+  std::uint32_t index() const noexcept { return index_; }
 
   // Any thread: whether this worker is parked, and if so whether it
   // watches for stranded queues (see watch()) or sleeps until woken.
@@ -84,6 +95,8 @@ class worker {
   const bool stealing_;
   std::uint32_t ticket_;
   work_queue* current_ = nullptr;  // queue whose batch is being processed
+  std::uint32_t current_index_ = no_queue;  // ... and its index
+  std::uint32_t spread_ = 0;                // next own slot for next_own_queue()
   std::uint32_t budget_ = 0;       // same-queue appends left for this batch
   std::uint32_t give_ = 0;         // next own slot to offer in a swap
   victim_picker victims_;

@@ -95,11 +95,12 @@ class work_queue {
 
   // ---- after the workers have stopped ----
 
-  // Drops what is still queued; returns how many envelopes that was.
-  std::uint32_t discard() noexcept {
+  // Drops what is still queued, passing each envelope to `drop`; returns
+  // how many envelopes that was.
+  std::uint32_t discard(void (*drop)(const envelope&) noexcept) noexcept {
     std::lock_guard guard{lock_};
     const std::uint32_t dropped = mailbox_.size();
-    while (!mailbox_.empty()) mailbox_.pop();
+    while (!mailbox_.empty()) drop(mailbox_.pop());
     mailbox_.recycle();
     pending_.store(0, std::memory_order_relaxed);
     return dropped;

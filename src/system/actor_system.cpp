@@ -22,6 +22,8 @@ void actor_system::stop() { executor_->stop(); }
 
 namespace detail {
 
+executor& executor_of(actor_system& system) noexcept { return *system.executor_; }
+
 ambient_scope::ambient_scope(actor_system& system) noexcept : previous_{executor::scope()} {
   executor::set_scope(system.executor_.get());
 }

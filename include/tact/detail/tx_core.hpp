@@ -1,0 +1,97 @@
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <typeinfo>
+
+#include <tact/export.hpp>
+
+namespace tact {
+class actor_system;
+namespace tx {
+class actor_ref;
+class message;
+}  // namespace tx
+}  // namespace tact
+
+// What the transactional templates need from the library. Not for users.
+namespace tact::detail {
+class executor;
+}
+
+namespace tact::detail::tx {
+
+// The element types of a message, identified by this object's address: two
+// messages have the same types exactly when they point at the same one.
+struct message_type {
+  const std::type_info* const* elements;
+  std::size_t size;
+};
+
+template <class... Ts>
+inline constexpr std::array<const std::type_info*, sizeof...(Ts)> element_types{&typeid(Ts)...};
+
+template <class... Ts>
+inline constexpr message_type message_type_of{element_types<Ts...>.data(), sizeof...(Ts)};
+
+// An immutable set of handlers (see tx::behaviour). Shared by reference
+// count between behaviour handles and actors' behaviour slots; a replaced
+// behaviour is released only after every worker that may still run it has
+// moved on (see the executor's epochs).
+class behaviour_base {
+ public:
+  behaviour_base() noexcept = default;
+  behaviour_base(const behaviour_base&) = delete;
+  behaviour_base& operator=(const behaviour_base&) = delete;
+  virtual ~behaviour_base() = default;
+
+  // Runs the first handler whose parameters match m's element types;
+  // false if none does.
+  virtual bool dispatch(const ::tact::tx::message& m) const = 0;
+
+  void retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void release() noexcept {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+
+ private:
+  std::atomic<std::uint32_t> refs_{1};
+};
+
+// A transactional actor: its identity. Reference counted by actor_refs and
+// by the messages queued for it, so a dispatch always finds it alive.
+struct cell {
+  // Low bit of `slot`: a become is being committed (see dispatch.cpp).
+  static constexpr std::uintptr_t committing = 1;
+
+  std::atomic<std::uint32_t> refs{1};
+  std::atomic<bool> serialized{false};
+  std::uint32_t home = 0;  // the one queue a serialized actor's messages go to
+  executor* ex = nullptr;
+  std::atomic<std::uintptr_t> slot{0};  // behaviour_base*, plus the committing bit
+};
+
+inline void retain(cell* c) noexcept { c->refs.fetch_add(1, std::memory_order_relaxed); }
+TACT_API void destroy(cell* c) noexcept;
+inline void release(cell* c) noexcept {
+  if (c->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy(c);
+}
+
+// Delivers or stages a message built by tx::send; takes ownership of it.
+TACT_API void send(::tact::tx::message* m) noexcept;
+
+// Stage a become (takes a reference to b); std::logic_error outside a
+// handler.
+TACT_API void become(behaviour_base* b);
+// A new actor running b (takes a reference to it), joined to `system`, or
+// with none to the running handler's system (std::logic_error outside one).
+TACT_API cell* create(behaviour_base* b, bool serialized, actor_system* system);
+// Stage an action; std::logic_error outside a handler.
+TACT_API void on_commit(std::function<void()> action);
+// The running handler's actor, or nullptr outside a handler.
+TACT_API const ::tact::tx::actor_ref* self() noexcept;
+
+}  // namespace tact::detail::tx

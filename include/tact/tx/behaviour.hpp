@@ -1,0 +1,127 @@
+#pragma once
+
+#include <concepts>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <tact/detail/tx_core.hpp>
+#include <tact/tx/message.hpp>
+
+namespace tact::tx {
+
+class behaviour;
+
+namespace handler_detail {
+
+template <class... Ts>
+struct type_list {};
+
+template <class F>
+struct signature_of : signature_of<decltype(&F::operator())> {};
+template <class C, class R, class... A>
+struct signature_of<R (C::*)(A...) const> {
+  using params = type_list<A...>;
+};
+template <class C, class R, class... A>
+struct signature_of<R (C::*)(A...) const noexcept> : signature_of<R (C::*)(A...) const> {};
+template <class C, class R, class... A>
+struct signature_of<R (C::*)(A...)> {
+  static_assert(sizeof(C) == 0,
+                "tact: a handler must not be `mutable`: behaviours are immutable and may run on "
+                "several workers at once; change state with tx::become");
+};
+template <class C, class R, class... A>
+struct signature_of<R (C::*)(A...) noexcept> : signature_of<R (C::*)(A...)> {};
+template <class R, class... A>
+struct signature_of<R (*)(A...)> {
+  using params = type_list<A...>;
+};
+
+template <class P>
+inline constexpr bool immutable_param = !std::is_lvalue_reference_v<P> ||
+                                        std::is_const_v<std::remove_reference_t<P>>;
+
+// Runs h on m if m's elements are exactly h's decayed parameter types.
+template <class H, class... P>
+bool try_handler(const H& h, const message& m, type_list<P...>) {
+  static_assert((immutable_param<P> && ...),
+                "tact: handler parameters are values or const references: a message is immutable "
+                "and may be run again after a collision");
+  const auto* values = m.as<std::remove_cvref_t<P>...>();
+  if (values == nullptr) return false;
+  std::apply(h, *values);
+  return true;
+}
+
+template <class... H>
+class behaviour_impl final : public detail::tx::behaviour_base {
+ public:
+  explicit behaviour_impl(H... handlers) : handlers_{std::move(handlers)...} {}
+
+  bool dispatch(const message& m) const override {
+    return std::apply(
+        [&](const H&... h) {
+          return (try_handler(h, m, typename signature_of<std::decay_t<H>>::params{}) || ...);
+        },
+        handlers_);
+  }
+
+ private:
+  const std::tuple<H...> handlers_;
+};
+
+template <class H>
+concept handler = !std::derived_from<std::remove_cvref_t<H>, behaviour> &&
+                  requires { &std::remove_cvref_t<H>::operator(); } ||
+                  std::is_function_v<std::remove_pointer_t<std::decay_t<H>>>;
+
+}  // namespace handler_detail
+
+// A transactional actor's behaviour: an immutable closure made of handlers
+// tried in order against each message; the first whose parameter types are
+// exactly the message's element types runs (a message no handler matches is
+// dropped and counted). Handlers are lambdas (not `mutable`, not generic) or
+// functions, taking the elements as values or const references and
+// returning nothing; the state they capture is the actor's state:
+//
+//   tact::tx::behaviour counter(int n) {
+//     return {[n](increment) { tact::tx::become(counter(n + 1)); },
+//             [n](const tact::tx::actor_ref& customer, get) { tact::tx::send(customer, n); }};
+//   }
+//
+// Handlers may run on several workers at once and may run again for the
+// same message after losing a become race, so they must not mutate what
+// they capture or anything shared; their only effects are tx::send,
+// tx::become, tx::create and tx::on_commit, which take place together when
+// the handler returns (see transaction.hpp).
+//
+// A behaviour is a handle: copying it shares the closure (one atomic
+// increment). Building one allocates once.
+class behaviour {
+ public:
+  template <class... H>
+  requires(sizeof...(H) > 0 && (handler_detail::handler<H> && ...))
+      behaviour(H&&... handlers)  // NOLINT: implicit, so `return {h1, h2};` reads well
+      : impl_{new handler_detail::behaviour_impl<std::decay_t<H>...>(
+            std::forward<H>(handlers)...)} {}
+
+  behaviour(const behaviour& other) noexcept : impl_{other.impl_} { impl_->retain(); }
+  behaviour(behaviour&& other) noexcept : impl_{std::exchange(other.impl_, nullptr)} {}
+  behaviour& operator=(behaviour other) noexcept {
+    std::swap(impl_, other.impl_);
+    return *this;
+  }
+  ~behaviour() {
+    if (impl_ != nullptr) impl_->release();
+  }
+
+  // For the library: gives up this handle's reference (the handle is left
+  // empty and may only be destroyed or assigned).
+  detail::tx::behaviour_base* release() && noexcept { return std::exchange(impl_, nullptr); }
+
+ private:
+  detail::tx::behaviour_base* impl_;
+};
+
+}  // namespace tact::tx

@@ -1,0 +1,85 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include <tact/detail/tx_core.hpp>
+#include <tact/export.hpp>
+#include <tact/tx/actor_ref.hpp>
+
+namespace tact::tx {
+
+template <class... Ts>
+class message_of;
+
+// A transactional message: an immutable tuple of values, addressed to one
+// actor. Built by tx::send; seen by users only as the message of a
+// rollback report (see rollback), where they may ask what it holds.
+//
+// Its elements are the decayed types of the arguments given to send:
+// `send(a, 1, std::string{"x"})` and `send(a, 2, std::string{})` carry
+// (int, std::string). Handlers match on exactly those types.
+class TACT_API message {
+ public:
+  message(const message&) = delete;
+  message& operator=(const message&) = delete;
+
+  // Whether the elements are exactly Ts....
+  template <class... Ts>
+  bool is() const noexcept {
+    return type_ == &detail::tx::message_type_of<Ts...>;
+  }
+  // The elements, if they are exactly Ts...; otherwise nullptr.
+  template <class... Ts>
+  const std::tuple<Ts...>* as() const noexcept;
+
+  std::size_t size() const noexcept { return type_->size; }
+  // "(int, std::string)": the element types, demangled.
+  std::string describe() const;
+
+  // The actor the message was sent to.
+  const actor_ref& target() const noexcept { return target_; }
+
+ protected:
+  using destroy_fn = void (*)(message*) noexcept;
+  message(const detail::tx::message_type* type, destroy_fn destroy) noexcept
+      : type_{type}, destroy_{destroy} {}
+  ~message() = default;
+
+ private:
+  friend struct message_access;
+  const detail::tx::message_type* type_;
+  destroy_fn destroy_;
+  actor_ref target_;
+  message* next_ = nullptr;  // in a transaction's chain of staged sends
+};
+
+template <class... Ts>
+class message_of final : public message {
+ public:
+  template <class... Args>
+  explicit message_of(Args&&... args)
+      : message{&detail::tx::message_type_of<Ts...>, &destroy},
+        values{std::forward<Args>(args)...} {}
+
+  const std::tuple<Ts...> values;
+
+ private:
+  static void destroy(message* m) noexcept { delete static_cast<message_of*>(m); }
+};
+
+template <class... Ts>
+const std::tuple<Ts...>* message::as() const noexcept {
+  return is<Ts...>() ? &static_cast<const message_of<Ts...>*>(this)->values : nullptr;
+}
+
+// The library's access to a message's innards. Not for users.
+struct message_access {
+  static actor_ref& target(message& m) noexcept { return m.target_; }
+  static message*& next(message& m) noexcept { return m.next_; }
+  static void destroy(message* m) noexcept { m->destroy_(m); }
+};
+
+}  // namespace tact::tx

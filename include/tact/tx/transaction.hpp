@@ -1,0 +1,79 @@
+#pragma once
+
+#include <functional>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+#include <tact/detail/tx_core.hpp>
+#include <tact/tx/actor_ref.hpp>
+#include <tact/tx/behaviour.hpp>
+#include <tact/tx/message.hpp>
+
+namespace tact::tx {
+
+// How an actor's messages may run.
+enum class mode {
+  // On any worker, several at once (the seed's model): a become commits by
+  // compare-and-swap, and a handler that loses the race runs again against
+  // the new behaviour. After defaults::collision_limit lost races for one
+  // message the actor switches to serialized for good.
+  parallel,
+  // One at a time, all on one work queue (the seed's PAR-SAFE): a become
+  // never collides. For actors that become on most messages.
+  serialized,
+};
+
+// Sends a message made of `args...` (decayed and copied or moved in) to
+// `to`. Inside a handler the send is staged: it happens only if the handler
+// returns normally (and wins its become, if it staged one), after every
+// send of the actor's earlier committed invocations. Anywhere else it
+// happens at once. An empty `to` drops the message and counts it.
+// Allocates the message once. Safe from any thread.
+//
+// By convention a reply goes to a customer passed as the first element:
+//   tact::tx::send(service, self(), request{...});
+template <class... Args>
+void send(const actor_ref& to, Args&&... args) {
+  auto* m = new message_of<std::decay_t<Args>...>(std::forward<Args>(args)...);
+  message_access::target(*m) = to;
+  detail::tx::send(m);
+}
+
+// Only inside a handler: the actor's behaviour for its next messages, if
+// this handler commits. A later become in the same handler replaces an
+// earlier one. std::logic_error outside a handler.
+inline void become(behaviour next) { detail::tx::become(std::move(next).release()); }
+
+// A new actor with behaviour `initial`. Inside a handler it belongs to the
+// running actor's system, and it is reclaimed if the handler rolls back and
+// the reference was not kept elsewhere; it can receive messages only once
+// someone sends it one, and sends from a handler are staged. Outside a
+// handler, use spawn.
+inline actor_ref create(behaviour initial, mode m = mode::parallel) {
+  return actor_ref::adopt(
+      detail::tx::create(std::move(initial).release(), m == mode::serialized, nullptr));
+}
+
+// A new actor in `system`, from any thread.
+inline actor_ref spawn(actor_system& system, behaviour initial, mode m = mode::parallel) {
+  return actor_ref::adopt(
+      detail::tx::create(std::move(initial).release(), m == mode::serialized, &system));
+}
+
+// Only inside a handler: runs `action` on this worker if and when the
+// handler commits, after its sends are queued; dropped on rollback or on a
+// lost become race. For effects outside the transactional world, such as a
+// send to a classic actor (tact::send itself is immediate, even from a
+// handler) or a timer. std::logic_error outside a handler.
+inline void on_commit(std::function<void()> action) {
+  detail::tx::on_commit(std::move(action));
+}
+
+// Only inside a handler: the actor running it. std::logic_error elsewhere.
+inline const actor_ref& self() {
+  if (const actor_ref* me = detail::tx::self()) return *me;
+  throw std::logic_error{"tact: tx::self() called outside a transactional handler"};
+}
+
+}  // namespace tact::tx

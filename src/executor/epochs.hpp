@@ -1,0 +1,94 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "support/fixed_array.hpp"
+#include "support/padded.hpp"
+
+namespace tact::detail {
+
+// Epoch-based deferred reclamation for objects that workers read through
+// shared pointers without counting references (replaced transactional
+// behaviours, which other workers may still be running).
+//
+// A worker pins before it loads such a pointer and unpins only once it
+// holds none; the executor pins lazily inside a gulp and unpins when the
+// batch is done, so a dispatch pays nothing and a gulp one exchange. An
+// object unlinked by a worker is retired with the epoch current after the
+// unlink, and freed once the global epoch is two further on.
+//
+// Why that is safe: every pin, unlink, epoch read and announcement scan is
+// sequentially consistent, so all of them sit in one total order. A worker
+// that loaded the old pointer did so before the unlink, after its pin, and
+// the pin announced an epoch no later than the one the object was retired
+// with (E). The epoch moves from E + 1 to E + 2 only after a scan sees every
+// pinned worker announce E + 1, which that worker does only when it pins
+// again, after its batch: so E + 2 is reached only after it dropped the
+// pointer. Unpinned workers (parked, between batches) never hold one.
+//
+// Chosen over reference counts on behaviours (two atomic read-modify-writes
+// on one shared line per dispatch, contended exactly when an actor is hot)
+// and hazard pointers (a full barrier per dispatch).
+class epochs {
+ public:
+  using free_fn = void (*)(void*) noexcept;
+
+  explicit epochs(std::uint32_t participants);
+  // Frees everything still retired: call it when nobody is pinned.
+  ~epochs();
+  epochs(const epochs&) = delete;
+  epochs& operator=(const epochs&) = delete;
+
+  // ---- only by participant p, on its own thread ----
+
+  // Idempotent until unpin().
+  void pin(std::uint32_t p) noexcept {
+    participant& self = participants_[p];
+    if (self.pinned) return;
+    self.pinned = true;
+    self.announced.exchange(global_.load(std::memory_order_seq_cst), std::memory_order_seq_cst);
+  }
+  bool pinned(std::uint32_t p) const noexcept { return participants_[p].pinned; }
+  void unpin(std::uint32_t p) noexcept {
+    participant& self = participants_[p];
+    self.pinned = false;
+    self.announced.store(idle, std::memory_order_seq_cst);
+  }
+
+  // `object` is unreachable for anyone who pins from now on; free(object)
+  // runs once everyone pinned now has unpinned. May free older objects.
+  void retire(std::uint32_t p, void* object, free_fn free);
+
+  // Advances the epoch as far as pinned participants allow (at most twice)
+  // and frees p's objects that became safe. Returns how many remain.
+  std::size_t collect(std::uint32_t p) noexcept;
+
+  // Objects retired by p and not yet freed.
+  std::size_t retired(std::uint32_t p) const noexcept { return participants_[p].limbo.size(); }
+
+ private:
+  static constexpr std::uint64_t idle = ~std::uint64_t{0};
+  // Retired objects a participant collects after, so its limbo stays short
+  // without scanning every worker on each retire.
+  static constexpr std::size_t collect_every = 64;
+
+  struct retired_object {
+    std::uint64_t epoch;
+    void* object;
+    free_fn free;
+  };
+  struct participant {
+    std::atomic<std::uint64_t> announced{idle};
+    bool pinned = false;                 // mirror of announced != idle, for its owner
+    std::vector<retired_object> limbo;   // in retirement order
+  };
+
+  bool try_advance(std::uint64_t seen) noexcept;
+
+  std::atomic<std::uint64_t> global_{0};
+  fixed_array<padded<participant>> participants_;
+};
+
+}  // namespace tact::detail

@@ -1,0 +1,287 @@
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <tact/actor_system.hpp>
+#include <tact/detail/tx_core.hpp>
+#include <tact/tx/message.hpp>
+#include <tact/tx/rollback.hpp>
+
+#include "executor/executor.hpp"
+#include "support/cpu_relax.hpp"
+#include "support/type_name.hpp"
+
+// Transactional delivery (seed 003): run a handler, collecting what it
+// sends and becomes; at its normal exit commit all of it at once (the
+// become by compare-and-swap on the actor's behaviour slot); on a lost race
+// discard it and run the message again against the new behaviour; on an
+// exception discard it and report.
+//
+// Where messages go. A parallel actor's message may run on any queue, so a
+// commit queues its first send on the queue being processed (appended to
+// the batch in hand while the budget lasts: a chain of sends stays on one
+// worker, hot in its cache) and spreads the others round robin over this
+// worker's own queues, from which idle workers steal. That is what lets one
+// actor run on several workers at once, and why becomes need the CAS. A
+// serialized actor's messages all go to its home queue, which only one
+// worker processes at a time; one that reaches another queue (sent before
+// the actor was serialized) is forwarded there.
+namespace tact::detail::tx {
+
+using tact::tx::message;
+using tact::tx::message_access;
+
+namespace {
+
+// What one running handler has staged. Lives on the worker's stack.
+struct transaction {
+  cell* actor;
+  const ::tact::tx::actor_ref* self;
+  message* first = nullptr;      // staged sends, in order
+  message** last = &first;
+  behaviour_base* next = nullptr;  // staged become
+  std::vector<std::function<void()>> actions{};  // staged on_commit
+
+  void stage(message* m) noexcept {
+    *last = m;
+    last = &message_access::next(*m);
+  }
+  void discard() noexcept {
+    for (message* m = std::exchange(first, nullptr); m != nullptr;)
+      message_access::destroy(std::exchange(m, message_access::next(*m)));
+    last = &first;
+    if (next != nullptr) std::exchange(next, nullptr)->release();
+    actions.clear();
+  }
+};
+
+constinit thread_local transaction* current = nullptr;
+
+void run(void* target, void* msg) noexcept;
+
+// Which queue of the target's executor a message to `to` goes to. `first`:
+// the first send of a commit, which may stay on the queue in hand.
+std::uint32_t place(executor& ex, const cell& to, bool first) noexcept {
+  if (to.serialized.load(std::memory_order_relaxed)) return to.home;
+  worker* self = ex.this_worker();
+  if (self == nullptr) return ex.next_queue();
+  if (first && self->current_queue() != worker::no_queue) return self->current_queue();
+  return self->next_own_queue();
+}
+
+// Posts m to its target; m must have one. A system that is stopping takes
+// no more messages: m is dropped as a dead letter.
+void post(message* m, bool first) noexcept {
+  cell& to = *message_access::target(*m).cell();
+  executor& ex = *to.ex;
+  if (ex.stopping()) [[unlikely]] {
+    ex.count_dead_letter();
+    message_access::destroy(m);
+    return;
+  }
+  ex.post(place(ex, to, first), &to, m, &run);
+}
+
+// The commit's visible part: the staged sends in order, then the staged
+// actions (an action that throws is reported; the rest still run).
+void publish(executor& ex, transaction& tx) noexcept {
+  bool first = true;
+  for (message* m = std::exchange(tx.first, nullptr); m != nullptr; first = false)
+    post(std::exchange(m, message_access::next(*m)), first);
+  tx.last = &tx.first;
+  for (auto& action : tx.actions) {
+    try {
+      action();
+    } catch (...) {
+      ex.report(diagnostic_kind::behaviour_exception,
+                "a tx::on_commit action threw " + describe(std::current_exception()) +
+                    " after its transaction committed",
+                std::current_exception());
+    }
+  }
+  tx.actions.clear();
+}
+
+void drop(const envelope& e) noexcept { message_access::destroy(static_cast<message*>(e.message)); }
+
+void release_behaviour(void* b) noexcept { static_cast<behaviour_base*>(b)->release(); }
+
+behaviour_base* behaviour_in(std::uintptr_t slot) noexcept {
+  return reinterpret_cast<behaviour_base*>(slot & ~cell::committing);
+}
+
+// A loser waits for the winner to finish publishing, so that its retry,
+// which runs against the winner's behaviour, sends after the winner's sends.
+void await_commit(const cell& c) noexcept {
+  for (std::uint32_t spins = 0; c.slot.load(std::memory_order_seq_cst) & cell::committing; ++spins)
+    if (spins < 64)
+      cpu_relax();
+    else
+      std::this_thread::yield();
+}
+
+void report(executor& ex, transaction& tx, const message& m, std::exception_ptr error) noexcept {
+  const auto& handler = ex.config().on_rollback;
+  if (!handler) return;
+  try {
+    handler(::tact::tx::rollback{ex.owner(), *tx.self, m, std::move(error)});
+  } catch (...) {
+    ex.report(diagnostic_kind::behaviour_exception,
+              "system_config::on_rollback threw; it must not", std::current_exception());
+  }
+}
+
+// The trampoline of every transactional envelope.
+void run(void* target, void* msg) noexcept {
+  cell& c = *static_cast<cell*>(target);
+  message* m = static_cast<message*>(msg);
+  executor& ex = *c.ex;
+  worker& w = *ex.this_worker();
+  w.counters.tx_dispatches.add();
+  if (c.serialized.load(std::memory_order_relaxed) && w.current_queue() != c.home) {
+    ex.post(c.home, &c, m, &run);
+    return;
+  }
+  ex.reclamation().pin(w.index());  // before the slot is read
+  transaction tx{&c, &message_access::target(*m)};
+  current = &tx;
+  for (std::uint32_t collisions = 0;;) {
+    const std::uintptr_t seen = c.slot.load(std::memory_order_seq_cst);
+    behaviour_base* const running = behaviour_in(seen);
+    bool matched = false;
+    try {
+      matched = running->dispatch(*m);
+    } catch (...) {
+      current = nullptr;
+      tx.discard();
+      w.counters.tx_rollbacks.add();
+      report(ex, tx, *m, std::current_exception());
+      break;
+    }
+    if (!matched) {
+      tx.discard();
+      w.counters.tx_unmatched.add();
+      break;
+    }
+    if (tx.next == nullptr) {
+      current = nullptr;
+      publish(ex, tx);
+      w.counters.tx_commits.add();
+      break;
+    }
+    // Claim the slot (behaviour we ran -> same, committing), publish, then
+    // install the new behaviour. Fails if another invocation committed a
+    // become since we read the slot, or is committing one now.
+    std::uintptr_t expected = reinterpret_cast<std::uintptr_t>(running);
+    if (c.slot.compare_exchange_strong(expected, expected | cell::committing,
+                                       std::memory_order_seq_cst)) {
+      current = nullptr;
+      publish(ex, tx);
+      c.slot.store(reinterpret_cast<std::uintptr_t>(std::exchange(tx.next, nullptr)),
+                   std::memory_order_seq_cst);
+      ex.reclamation().retire(w.index(), running, &release_behaviour);
+      w.counters.tx_commits.add();
+      w.counters.tx_becomes.add();
+      break;
+    }
+    tx.discard();
+    w.counters.tx_collisions.add();
+    if (++collisions >= ex.config().collision_limit &&
+        !c.serialized.exchange(true, std::memory_order_relaxed))
+      w.counters.tx_serializations.add();
+    if (c.serialized.load(std::memory_order_relaxed) && w.current_queue() != c.home) {
+      current = nullptr;
+      ex.post(c.home, &c, m, &run);
+      return;
+    }
+    await_commit(c);
+    w.counters.tx_retries.add();
+  }
+  current = nullptr;
+  message_access::destroy(m);
+}
+
+}  // namespace
+
+void destroy(cell* c) noexcept {
+  behaviour_in(c->slot.load(std::memory_order_relaxed))->release();
+  delete c;
+}
+
+void send(message* m) noexcept {
+  cell* to = message_access::target(*m).cell();
+  if (to == nullptr) [[unlikely]] {
+    // An empty reference names no system: count it in the one this code
+    // runs in (a behaviour's, else the process default), if any.
+    if (executor* ex = executor::ambient()) ex->count_tx_dropped();
+    message_access::destroy(m);
+    return;
+  }
+  if (current != nullptr)
+    current->stage(m);
+  else
+    post(m, false);
+}
+
+void become(behaviour_base* b) {
+  if (current == nullptr) {
+    b->release();
+    throw std::logic_error{"tact: tx::become called outside a transactional handler"};
+  }
+  if (current->next != nullptr) current->next->release();
+  current->next = b;
+}
+
+cell* create(behaviour_base* b, bool serialized, actor_system* system) {
+  executor* ex = nullptr;
+  if (system != nullptr)
+    ex = &executor_of(*system);
+  else if (current != nullptr)
+    ex = current->actor->ex;
+  if (ex == nullptr) {
+    b->release();
+    throw std::logic_error{
+        "tact: tx::create called outside a transactional handler; use tx::spawn(system, ...)"};
+  }
+  static const bool registered = (executor::on_discard(&run, &drop), true);
+  (void)registered;
+  auto* c = new cell;
+  c->ex = ex;
+  c->home = ex->next_queue();
+  c->serialized.store(serialized, std::memory_order_relaxed);
+  c->slot.store(reinterpret_cast<std::uintptr_t>(b), std::memory_order_relaxed);
+  return c;
+}
+
+const ::tact::tx::actor_ref* self() noexcept { return current != nullptr ? current->self : nullptr; }
+
+void on_commit(std::function<void()> action) {
+  if (current == nullptr)
+    throw std::logic_error{"tact: tx::on_commit called outside a transactional handler"};
+  current->actions.push_back(std::move(action));
+}
+
+}  // namespace tact::detail::tx
+
+namespace tact::tx {
+
+std::string message::describe() const {
+  std::string text = "(";
+  for (std::size_t i = 0; i < type_->size; ++i) {
+    if (i > 0) text += ", ";
+    text += detail::type_name(*type_->elements[i]);
+  }
+  return text + ")";
+}
+
+void report_rollback(const rollback& r) {
+  detail::executor_of(r.system)
+      .report(diagnostic_kind::behaviour_exception,
+              "a transactional actor threw " + detail::describe(r.error) + " while handling " +
+                  r.msg.describe() + "; its sends and become were discarded",
+              r.error);
+}
+
+}  // namespace tact::tx

@@ -1,0 +1,121 @@
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+#include <string>
+
+#include <tact/tact.hpp>
+#include <tact/transactional.hpp>
+
+#include "transactional/tx_support.hpp"
+
+namespace {
+
+using tact::test::record;
+using tact::test::recorder;
+namespace tx = tact::tx;
+
+struct get {};
+struct increment {};
+
+tx::behaviour counter(int n) {
+  return {[n](increment) { tx::become(counter(n + 1)); },
+          [n](const tx::actor_ref& customer, get) { tx::send(customer, n); }};
+}
+
+}  // namespace
+
+TEST_CASE("a handler takes the message's elements as arguments; the first match wins") {
+  tact::actor_system system{{.workers = 2}};
+  record<std::string> seen;
+  const tx::actor_ref out = tx::spawn(system, recorder(seen));
+  const tx::actor_ref a = tx::spawn(
+      system, {[out](int i, const std::string& s) { tx::send(out, s + std::to_string(i)); },
+               [out](int) { tx::send(out, std::string{"int"}); },
+               [out](int, const std::string&) { tx::send(out, std::string{"never"}); }});
+  tx::send(a, 7, std::string{"x"});
+  tx::send(a, 8);
+  system.await_quiescence();
+  auto values = seen.values();
+  std::sort(values.begin(), values.end());
+  CHECK(values == std::vector<std::string>{"int", "x7"});
+  CHECK(system.stats().total.tx_commits == 4);
+}
+
+TEST_CASE("a message no handler matches is dropped and counted") {
+  tact::actor_system system{{.workers = 2}};
+  record<int> seen;
+  const tx::actor_ref a = tx::spawn(system, recorder(seen));
+  tx::send(a, std::string{"not an int"});
+  tx::send(a, 1, 2);
+  tx::send(a, 3);
+  system.await_quiescence();
+  CHECK(seen.values() == std::vector<int>{3});
+  CHECK(system.stats().total.tx_unmatched == 2);
+}
+
+TEST_CASE("a send to an empty reference is dropped and counted, inside a handler or not") {
+  tact::actor_system system{{.workers = 2}};
+  const tx::actor_ref nobody;
+  tx::send(nobody, 1);
+  const tx::actor_ref forwarder = tx::spawn(system, {[nobody](int i) { tx::send(nobody, i); }});
+  tx::send(forwarder, 2);
+  tx::actor_ref released = tx::spawn(system, {[](int) {}});
+  released.reset();
+  tx::send(released, 3);
+  system.await_quiescence();
+  const tact::worker_stats total = system.stats().total;
+  CHECK(total.tx_dropped == 3);
+  CHECK(total.tx_commits == 1);
+}
+
+TEST_CASE("a become takes effect for the actor's next messages; replies go to the customer") {
+  const std::uint32_t workers = GENERATE(1u, 2u);
+  tact::actor_system system{{.workers = workers}};
+  record<int> replies;
+  const tx::actor_ref customer = tx::spawn(system, recorder(replies));
+  const tx::actor_ref c = tx::spawn(system, counter(0), tx::mode::serialized);
+  for (int i = 0; i < 5; ++i) tx::send(c, increment{});
+  system.await_quiescence();
+  tx::send(c, customer, get{});
+  system.await_quiescence();
+  CHECK(replies.values() == std::vector<int>{5});
+  CHECK(system.stats().total.tx_becomes == 5);
+}
+
+TEST_CASE("a handler creates actors and sends to itself and to them") {
+  tact::actor_system system{{.workers = 2}};
+  record<int> seen;
+  const tx::actor_ref out = tx::spawn(system, recorder(seen));
+  // Counts down from n, creating a doubler for each step that reports 2n.
+  const tx::actor_ref a = tx::spawn(system, {[out](int n) {
+                                      if (n == 0) return;
+                                      const tx::actor_ref doubler =
+                                          tx::create({[out](int k) { tx::send(out, 2 * k); }});
+                                      tx::send(doubler, n);
+                                      tx::send(tx::self(), n - 1);
+                                    }});
+  tx::send(a, 4);
+  system.await_quiescence();
+  auto values = seen.values();
+  std::sort(values.begin(), values.end());
+  CHECK(values == std::vector<int>{2, 4, 6, 8});
+}
+
+TEST_CASE("become, self and create need a handler (or a system)") {
+  tact::actor_system system{{.workers = 1}};
+  CHECK_THROWS_AS(tx::become({[](int) {}}), std::logic_error);
+  CHECK_THROWS_AS(tx::self(), std::logic_error);
+  CHECK_THROWS_AS(tx::create({[](int) {}}), std::logic_error);
+}
+
+TEST_CASE("references compare and hash by identity") {
+  tact::actor_system system{{.workers = 1}};
+  const tx::actor_ref a = tx::spawn(system, {[](int) {}});
+  const tx::actor_ref b = tx::spawn(system, {[](int) {}});
+  const tx::actor_ref a2 = a;
+  CHECK(a == a2);
+  CHECK_FALSE(a == b);
+  CHECK(std::hash<tx::actor_ref>{}(a) == std::hash<tx::actor_ref>{}(a2));
+  CHECK(static_cast<bool>(a));
+  CHECK_FALSE(static_cast<bool>(tx::actor_ref{}));
+}

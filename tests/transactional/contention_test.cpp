@@ -1,0 +1,107 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <thread>
+
+#include <tact/transactional.hpp>
+
+#include "support/test_support.hpp"
+
+namespace {
+
+namespace tx = tact::tx;
+
+struct increment {};
+struct get {};
+
+tx::behaviour counter(int n) {
+  return {[n](increment) { tx::become(counter(n + 1)); },
+          [n](const tx::actor_ref& customer, get) { tx::send(customer, n); }};
+}
+
+// Once everything sent so far has run, asks `c` for its value and waits
+// for the reply. (Messages to a parallel actor may run in any order: a get
+// sent right after the increments could overtake some.)
+int value_of(tact::actor_system& system, const tx::actor_ref& c) {
+  system.await_quiescence();
+  std::atomic<int> value{-1};
+  tx::send(c, tx::spawn(system, {[&value](int n) { value.store(n); }}), get{});
+  system.await_quiescence();
+  return value.load();
+}
+
+}  // namespace
+
+TEST_CASE("increments raced by several workers add up exactly, collisions and all") {
+  const std::uint32_t workers = GENERATE(1u, 2u, 8u);
+  const auto mode = GENERATE(tx::mode::parallel, tx::mode::serialized);
+  const int n = static_cast<int>(tact::test::scaled(20'000));
+  tact::actor_system system{{.workers = workers}};
+  const tx::actor_ref c = tx::spawn(system, counter(0), mode);
+  // From two threads, so both race the workers' commits too.
+  std::thread other{[&] {
+    for (int i = 0; i < n / 2; ++i) tx::send(c, increment{});
+  }};
+  for (int i = n / 2; i < n; ++i) tx::send(c, increment{});
+  other.join();
+  CHECK(value_of(system, c) == n);
+  const tact::worker_stats total = system.stats().total;
+  CHECK(total.tx_becomes == static_cast<std::uint64_t>(n));
+  CHECK(total.tx_rollbacks == 0);
+  // Every collision is either retried in place or forwarded to the home
+  // queue of an actor it serialized.
+  CHECK(total.tx_retries <= total.tx_collisions);
+  if (workers == 1 || mode == tx::mode::serialized) {
+    CHECK(total.tx_collisions == 0);
+    CHECK(total.tx_serializations == 0);
+  }
+  INFO(total);
+}
+
+// A scripted interleaving: the first increment to enter its handler waits
+// there until a second increment, run by another worker (stealing takes the
+// second's queue from the blocked one), has committed its become. The first
+// then loses the compare-and-swap: a collision, and then either a retry
+// against the new behaviour or, at collision_limit 1, serialization.
+TEST_CASE("a become that loses the race is retried against the new behaviour") {
+  const std::uint32_t limit = GENERATE(1u, 8u);
+  tact::actor_system system{{.workers = 2, .collision_limit = limit}};
+  std::atomic<int> entered{0};
+  std::atomic<bool> other_committed{false};
+  const tx::actor_ref witness =
+      tx::spawn(system, {[&other_committed](int) { other_committed.store(true); }});
+  struct slow {
+    std::atomic<int>* entered;
+    std::atomic<bool>* other_committed;
+    tx::actor_ref witness;
+    tx::behaviour operator()(int n) const {
+      return {[*this, n](increment) {
+                if (entered->fetch_add(1) == 0)
+                  while (!other_committed->load()) std::this_thread::yield();
+                tx::become((*this)(n + 1));
+                tx::send(witness, n);
+              },
+              [n](const tx::actor_ref& customer, get) { tx::send(customer, n); }};
+    }
+  };
+  const slow make{&entered, &other_committed, witness};
+  const tx::actor_ref c = tx::spawn(system, make(0));
+  tx::send(c, increment{});
+  tx::send(c, increment{});
+  CHECK(value_of(system, c) == 2);
+  const tact::worker_stats total = system.stats().total;
+  CHECK(total.tx_collisions == 1);
+  CHECK(total.tx_becomes == 2);
+  if (limit == 1) {
+    CHECK(total.tx_serializations == 1);
+    CHECK(total.tx_retries == 0);  // forwarded to the home queue instead
+  } else {
+    CHECK(total.tx_serializations == 0);
+    CHECK(total.tx_retries == 1);
+  }
+  CHECK(entered.load() == 3);  // two increments, one of them run twice
+}
+
+TEST_CASE("a collision limit of zero is refused") {
+  CHECK_THROWS_AS(tact::actor_system({.workers = 1, .collision_limit = 0}), std::invalid_argument);
+}
