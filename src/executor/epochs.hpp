@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "support/fixed_array.hpp"
@@ -43,12 +44,15 @@ class epochs {
 
   // ---- only by participant p, on its own thread ----
 
-  // Idempotent until unpin().
+  // Pins p. Called again while pinned, at a point where p holds no pointer
+  // read under the pin, it announces the current epoch if it has moved (a
+  // load, and no store, when it has not).
   void pin(std::uint32_t p) noexcept {
     participant& self = participants_[p];
-    if (self.pinned) return;
+    const std::uint64_t now = global_.load(std::memory_order_seq_cst);
+    if (self.pinned && self.announced.load(std::memory_order_relaxed) == now) return;
     self.pinned = true;
-    self.announced.exchange(global_.load(std::memory_order_seq_cst), std::memory_order_seq_cst);
+    self.announced.exchange(now, std::memory_order_seq_cst);
   }
   bool pinned(std::uint32_t p) const noexcept { return participants_[p].pinned; }
   void unpin(std::uint32_t p) noexcept {
@@ -68,10 +72,21 @@ class epochs {
   // Objects retired by p and not yet freed.
   std::size_t retired(std::uint32_t p) const noexcept { return participants_[p].limbo.size(); }
 
+  // p is going idle for a while (parking): what it cannot free now goes to
+  // a shared list that the next collect() by anyone frees when it can.
+  void abandon(std::uint32_t p);
+
+  // ---- when no participant runs (the workers have stopped) ----
+
+  // Frees every retired object.
+  void clear() noexcept;
+
  private:
   static constexpr std::uint64_t idle = ~std::uint64_t{0};
-  // Retired objects a participant collects after, so its limbo stays short
-  // without scanning every worker on each retire.
+  // A participant collects once its limbo has grown by this many objects
+  // since the last collect left it, so its limbo stays short without
+  // scanning every worker on each retire, and a long pinned stretch (in
+  // which nothing can be freed) rescans in linear total time.
   static constexpr std::size_t collect_every = 64;
 
   struct retired_object {
@@ -83,12 +98,20 @@ class epochs {
     std::atomic<std::uint64_t> announced{idle};
     bool pinned = false;                 // mirror of announced != idle, for its owner
     std::vector<retired_object> limbo;   // in retirement order
+    std::size_t collect_at = collect_every;
   };
 
   bool try_advance(std::uint64_t seen) noexcept;
+  // Frees what is safe in `objects` given epoch `now`; keeps the rest.
+  static void free_safe(std::vector<retired_object>& objects, std::uint64_t now) noexcept;
+  std::uint64_t advance() noexcept;
+  void collect_orphans(std::uint64_t now) noexcept;
 
   std::atomic<std::uint64_t> global_{0};
   fixed_array<padded<participant>> participants_;
+  std::mutex orphans_mutex_;
+  std::vector<retired_object> orphans_;     // guarded by orphans_mutex_
+  std::atomic<bool> have_orphans_{false};   // a hint, read without the lock
 };
 
 }  // namespace tact::detail

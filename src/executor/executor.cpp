@@ -322,6 +322,9 @@ void executor::stop() {
   if (stopped()) return;
   wait_until_finished();
   join_workers();
+  // Replaced behaviours, while the executor is whole: their destructors
+  // may drop actor references, and a send from one is a dead letter.
+  epochs_.clear();
   std::uint64_t queued = 0;
   for (work_queue& q : queues_) queued += q.discard(discard_handlers);
   const std::uint64_t dead = stats().total.dead_letters;

@@ -262,9 +262,9 @@ std::uint32_t worker::next_ticket() noexcept {
 // A thief that swaps a queue into our slots during step 2 wakes us (see
 // steal_from), so a queue we did not register for cannot strand its mail.
 void worker::park() {
-  // An idle worker holds no retired objects it could free: with everyone
-  // else idle too, collect() frees them all.
-  owner_.reclamation().collect(index_);
+  // What this worker retired and cannot free yet goes to the shared list,
+  // so that a parked worker does not hold it until it runs again.
+  owner_.reclamation().abandon(index_);
   state_.store(parking, std::memory_order_seq_cst);
   for (std::uint32_t slot = first_slot_; slot < last_slot_; ++slot) {
     if (!owner_.slot(slot).load(std::memory_order_seq_cst)->register_waiter(this)) {

@@ -72,8 +72,9 @@ std::uint32_t place(executor& ex, const cell& to, bool first) noexcept {
 }
 
 // Posts m to its target; m must have one. A system that is stopping takes
-// no more messages: m is dropped as a dead letter.
-void post(message* m, bool first) noexcept {
+// no more messages: m is dropped as a dead letter. Throws only if the
+// queue cannot grow (std::bad_alloc), and then m is freed.
+void post(message* m, bool first) {
   cell& to = *message_access::target(*m).cell();
   executor& ex = *to.ex;
   if (ex.stopping()) [[unlikely]] {
@@ -81,16 +82,26 @@ void post(message* m, bool first) noexcept {
     message_access::destroy(m);
     return;
   }
-  ex.post(place(ex, to, first), &to, m, &run);
+  try {
+    ex.post(place(ex, to, first), &to, m, &run);
+  } catch (...) {
+    message_access::destroy(m);
+    throw;
+  }
 }
 
-// The commit's visible part: the staged sends in order, then the staged
-// actions (an action that throws is reported; the rest still run).
-void publish(executor& ex, transaction& tx) noexcept {
+// The commit's sends, in order. Running out of memory here, halfway
+// through a commit, ends the process (noexcept).
+void publish(transaction& tx) noexcept {
   bool first = true;
   for (message* m = std::exchange(tx.first, nullptr); m != nullptr; first = false)
     post(std::exchange(m, message_access::next(*m)), first);
   tx.last = &tx.first;
+}
+
+// The commit's actions, once it is complete (an action that throws is
+// reported; the rest still run).
+void run_actions(executor& ex, transaction& tx) noexcept {
   for (auto& action : tx.actions) {
     try {
       action();
@@ -112,14 +123,21 @@ behaviour_base* behaviour_in(std::uintptr_t slot) noexcept {
   return reinterpret_cast<behaviour_base*>(slot & ~cell::committing);
 }
 
-// A loser waits for the winner to finish publishing, so that its retry,
-// which runs against the winner's behaviour, sends after the winner's sends.
-void await_commit(const cell& c) noexcept {
-  for (std::uint32_t spins = 0; c.slot.load(std::memory_order_seq_cst) & cell::committing; ++spins)
+// The actor's behaviour, once no become is being committed. A commit holds
+// the committing bit only while it queues its sends, so waiting is short;
+// and it is what makes a commit look atomic: a message that starts after a
+// commit, or that one of its sends caused, sees the new behaviour, and a
+// retry (which runs against it) sends after the winner's sends.
+std::uintptr_t settled_slot(const cell& c) noexcept {
+  std::uintptr_t slot = c.slot.load(std::memory_order_seq_cst);
+  for (std::uint32_t spins = 0; slot & cell::committing; ++spins) {
     if (spins < 64)
       cpu_relax();
     else
       std::this_thread::yield();
+    slot = c.slot.load(std::memory_order_seq_cst);
+  }
+  return slot;
 }
 
 void report(executor& ex, transaction& tx, const message& m, std::exception_ptr error) noexcept {
@@ -144,12 +162,13 @@ void run(void* target, void* msg) noexcept {
     ex.post(c.home, &c, m, &run);
     return;
   }
-  ex.reclamation().pin(w.index());  // before the slot is read
+  // Before the slot is read. Pinned already earlier in this batch: catches
+  // up with the epoch, since we hold no behaviour between dispatches.
+  ex.reclamation().pin(w.index());
   transaction tx{&c, &message_access::target(*m)};
   current = &tx;
   for (std::uint32_t collisions = 0;;) {
-    const std::uintptr_t seen = c.slot.load(std::memory_order_seq_cst);
-    behaviour_base* const running = behaviour_in(seen);
+    behaviour_base* const running = behaviour_in(settled_slot(c));
     bool matched = false;
     try {
       matched = running->dispatch(*m);
@@ -167,7 +186,8 @@ void run(void* target, void* msg) noexcept {
     }
     if (tx.next == nullptr) {
       current = nullptr;
-      publish(ex, tx);
+      publish(tx);
+      run_actions(ex, tx);
       w.counters.tx_commits.add();
       break;
     }
@@ -178,10 +198,11 @@ void run(void* target, void* msg) noexcept {
     if (c.slot.compare_exchange_strong(expected, expected | cell::committing,
                                        std::memory_order_seq_cst)) {
       current = nullptr;
-      publish(ex, tx);
+      publish(tx);
       c.slot.store(reinterpret_cast<std::uintptr_t>(std::exchange(tx.next, nullptr)),
                    std::memory_order_seq_cst);
       ex.reclamation().retire(w.index(), running, &release_behaviour);
+      run_actions(ex, tx);
       w.counters.tx_commits.add();
       w.counters.tx_becomes.add();
       break;
@@ -196,7 +217,6 @@ void run(void* target, void* msg) noexcept {
       ex.post(c.home, &c, m, &run);
       return;
     }
-    await_commit(c);
     w.counters.tx_retries.add();
   }
   current = nullptr;
@@ -210,7 +230,7 @@ void destroy(cell* c) noexcept {
   delete c;
 }
 
-void send(message* m) noexcept {
+void send(message* m) {
   cell* to = message_access::target(*m).cell();
   if (to == nullptr) [[unlikely]] {
     // An empty reference names no system: count it in the one this code
@@ -226,6 +246,7 @@ void send(message* m) noexcept {
 }
 
 void become(behaviour_base* b) {
+  if (b == nullptr) throw std::invalid_argument{"tact: tx::become with a moved-from behaviour"};
   if (current == nullptr) {
     b->release();
     throw std::logic_error{"tact: tx::become called outside a transactional handler"};
@@ -235,6 +256,8 @@ void become(behaviour_base* b) {
 }
 
 cell* create(behaviour_base* b, bool serialized, actor_system* system) {
+  if (b == nullptr)
+    throw std::invalid_argument{"tact: tx::create or tx::spawn with a moved-from behaviour"};
   executor* ex = nullptr;
   if (system != nullptr)
     ex = &executor_of(*system);

@@ -102,6 +102,41 @@ TEST_CASE("a become that loses the race is retried against the new behaviour") {
   CHECK(entered.load() == 3);  // two increments, one of them run twice
 }
 
+// A commit is atomic to everyone: a message caused by one of its sends
+// (here a read of the counter prompted by the increment's own report) sees
+// the behaviour it installed, even when it runs on another worker while the
+// commit is still queuing its sends.
+TEST_CASE("a message caused by a commit sees the behaviour that commit installed") {
+  const std::uint32_t workers = GENERATE(2u, 8u);
+  const int n = static_cast<int>(tact::test::scaled(5'000));
+  tact::actor_system system{{.workers = workers}};
+  std::atomic<int> stale{0};
+  std::atomic<int> checked{0};
+  tx::actor_ref c;
+  const tx::actor_ref watcher = tx::spawn(system, {[&](const tx::actor_ref& counter, int reached) {
+    tx::send(counter, tx::create({[&, reached](int seen) {
+               if (seen < reached) stale.fetch_add(1);
+               checked.fetch_add(1);
+             }}),
+             get{});
+  }});
+  struct reporting {
+    tx::actor_ref watcher;
+    tx::behaviour operator()(int value) const {
+      return {[*this, value](increment) {
+                tx::become((*this)(value + 1));
+                tx::send(watcher, tx::self(), value + 1);
+              },
+              [value](const tx::actor_ref& customer, get) { tx::send(customer, value); }};
+    }
+  };
+  c = tx::spawn(system, reporting{watcher}(0));
+  for (int i = 0; i < n; ++i) tx::send(c, increment{});
+  CHECK(value_of(system, c) == n);
+  CHECK(checked.load() == n);
+  CHECK(stale.load() == 0);
+}
+
 TEST_CASE("a collision limit of zero is refused") {
   CHECK_THROWS_AS(tact::actor_system({.workers = 1, .collision_limit = 0}), std::invalid_argument);
 }

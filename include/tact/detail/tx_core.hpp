@@ -81,7 +81,8 @@ inline void release(cell* c) noexcept {
 }
 
 // Delivers or stages a message built by tx::send; takes ownership of it.
-TACT_API void send(::tact::tx::message* m) noexcept;
+// Throws std::bad_alloc only when a queue cannot grow (m is freed).
+TACT_API void send(::tact::tx::message* m);
 
 // Stage a become (takes a reference to b); std::logic_error outside a
 // handler.

@@ -37,10 +37,13 @@ template <class R, class... A>
 struct signature_of<R (*)(A...)> {
   using params = type_list<A...>;
 };
+template <class R, class... A>
+struct signature_of<R (*)(A...) noexcept> : signature_of<R (*)(A...)> {};
 
 template <class P>
-inline constexpr bool immutable_param = !std::is_lvalue_reference_v<P> ||
-                                        std::is_const_v<std::remove_reference_t<P>>;
+inline constexpr bool immutable_param =
+    !std::is_reference_v<P> ||
+    (std::is_lvalue_reference_v<P> && std::is_const_v<std::remove_reference_t<P>>);
 
 // Runs h on m if m's elements are exactly h's decayed parameter types.
 template <class H, class... P>
@@ -97,7 +100,12 @@ concept handler = !std::derived_from<std::remove_cvref_t<H>, behaviour> &&
 // the handler returns (see transaction.hpp).
 //
 // A behaviour is a handle: copying it shares the closure (one atomic
-// increment). Building one allocates once.
+// increment). Building one allocates once. A moved-from behaviour is empty;
+// become, create and spawn refuse it (std::invalid_argument).
+//
+// Capture other actors' references freely, but not the actor's own: a
+// behaviour holding its actor's reference keeps the actor alive for good
+// (a cycle). Inside a handler, tx::self() is the actor's reference.
 class behaviour {
  public:
   template <class... H>
@@ -106,7 +114,9 @@ class behaviour {
       : impl_{new handler_detail::behaviour_impl<std::decay_t<H>...>(
             std::forward<H>(handlers)...)} {}
 
-  behaviour(const behaviour& other) noexcept : impl_{other.impl_} { impl_->retain(); }
+  behaviour(const behaviour& other) noexcept : impl_{other.impl_} {
+    if (impl_ != nullptr) impl_->retain();
+  }
   behaviour(behaviour&& other) noexcept : impl_{std::exchange(other.impl_, nullptr)} {}
   behaviour& operator=(behaviour other) noexcept {
     std::swap(impl_, other.impl_);

@@ -1,0 +1,70 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <tact/transactional.hpp>
+
+#include "support/test_support.hpp"
+
+// Many parallel actors becoming under load from several senders while
+// their replaced behaviours are reclaimed: every increment counts exactly
+// once, and every behaviour ever built is destroyed by the end (under
+// AddressSanitizer, none of them is touched after it is freed).
+namespace {
+
+namespace tx = tact::tx;
+
+struct increment {};
+struct get {};
+
+// Counts live behaviours through what they capture.
+struct census {
+  std::atomic<std::int64_t> live{0};
+  std::atomic<std::int64_t> built{0};
+};
+struct tally {
+  census* of;
+  explicit tally(census& c) : of{&c} { of->live.fetch_add(1); of->built.fetch_add(1); }
+  tally(const tally& other) : of{other.of} { of->live.fetch_add(1); of->built.fetch_add(1); }
+  tally& operator=(const tally&) = delete;
+  ~tally() { of->live.fetch_sub(1); }
+};
+
+tx::behaviour counter(census& c, int n) {
+  return {[t = tally{c}, &c, n](increment) { tx::become(counter(c, n + 1)); },
+          [n](const tx::actor_ref& customer, get) { tx::send(customer, n); }};
+}
+
+}  // namespace
+
+TEST_CASE("replaced behaviours are reclaimed while other workers may still run them") {
+  const std::uint32_t workers = GENERATE(2u, 8u);
+  const int actors = 16;
+  const int per_actor = static_cast<int>(tact::test::scaled(20'000));
+  census c;
+  {
+    tact::actor_system system{{.workers = workers}};
+    std::vector<tx::actor_ref> counters;
+    for (int i = 0; i < actors; ++i) counters.push_back(tx::spawn(system, counter(c, 0)));
+    std::vector<std::thread> senders;
+    for (int s = 0; s < 2; ++s)
+      senders.emplace_back([&] {
+        for (int k = 0; k < per_actor / 2; ++k)
+          for (const tx::actor_ref& a : counters) tx::send(a, increment{});
+      });
+    for (std::thread& t : senders) t.join();
+    system.await_quiescence();
+    std::vector<std::atomic<int>> values(actors);
+    for (int i = 0; i < actors; ++i)
+      tx::send(counters[i], tx::spawn(system, {[&values, i](int n) { values[i].store(n); }}),
+               get{});
+    system.await_quiescence();
+    for (int i = 0; i < actors; ++i) CHECK(values[i].load() == per_actor / 2 * 2);
+    CHECK(system.stats().total.tx_becomes == static_cast<std::uint64_t>(actors * (per_actor / 2 * 2)));
+  }
+  CHECK(c.live.load() == 0);
+  CHECK(c.built.load() > actors * per_actor / 2);
+}
