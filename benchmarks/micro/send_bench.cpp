@@ -13,6 +13,8 @@
 //   idle_cpu      CPU time an idle system uses over two seconds.
 #include <benchmark/benchmark.h>
 
+#include "support/gbench_report.hpp"
+
 #include <sys/resource.h>
 
 #include <chrono>
@@ -49,17 +51,8 @@ struct echo : tact::actor {
   }
 };
 
-void fail_unless(bool ok, const char* what) {
-  if (!ok) throw std::runtime_error{std::string{"benchmark result is wrong: "} + what};
-}
-
-void report_per_message(benchmark::State& state, std::uint64_t messages_per_iteration) {
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * messages_per_iteration));
-  // Seconds per message, printed with an SI prefix (e.g. 12.3n).
-  state.counters["per_msg"] = benchmark::Counter(
-      static_cast<double>(messages_per_iteration),
-      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-}
+using tact::bench::fail_unless;
+using tact::bench::report_per_message;
 
 constexpr std::uint64_t batch = 1'000'000;
 

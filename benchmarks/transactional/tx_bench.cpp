@@ -40,6 +40,8 @@
 // system.stats() must match the messages sent.
 #include <benchmark/benchmark.h>
 
+#include "support/gbench_report.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <stdexcept>
@@ -53,17 +55,8 @@ namespace {
 
 namespace tx = tact::tx;
 
-void fail_unless(bool ok, const char* what) {
-  if (!ok) throw std::runtime_error{std::string{"benchmark result is wrong: "} + what};
-}
-
-void report_per_message(benchmark::State& state, std::uint64_t messages_per_iteration) {
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * messages_per_iteration));
-  // Seconds per message, printed with an SI prefix (e.g. 12.3n).
-  state.counters["per_msg"] = benchmark::Counter(
-      static_cast<double>(messages_per_iteration),
-      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-}
+using tact::bench::fail_unless;
+using tact::bench::report_per_message;
 
 // A per-iteration average of a counter summed over the whole run.
 void report_per_iteration(benchmark::State& state, const char* name, std::uint64_t total) {
