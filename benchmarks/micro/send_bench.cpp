@@ -14,6 +14,7 @@
 #include <benchmark/benchmark.h>
 
 #include "support/gbench_report.hpp"
+#include "support/static_send.hpp"
 
 #include <sys/resource.h>
 
@@ -31,22 +32,14 @@
 
 namespace {
 
-struct ping : tact::message {};
+using tact::bench::ping;
 
-// The floor's receiver: the same behaviour as `echo` minus the re-send.
+// The floor's receiver: the same behaviour as tact::bench::echo minus the
+// re-send.
 struct counter : tact::actor {
   std::uint64_t received = 0;
   tact::allocation receive(ping&) {
     ++received;
-    return Nodelete;
-  }
-};
-
-struct echo : tact::actor {
-  std::uint64_t received = 0;
-  std::uint64_t limit = 0;
-  tact::allocation receive(ping& m) {
-    if (++received < limit) *this | m;
     return Nodelete;
   }
 };
@@ -84,21 +77,10 @@ void raw_floor(benchmark::State& state) {
 }
 
 void static_send(benchmark::State& state) {
-  const auto workers = static_cast<std::uint32_t>(state.range(0));
-  const auto local_batch = static_cast<std::uint32_t>(state.range(1));
-  tact::actor_system system{{.workers = workers, .local_batch = local_batch}};
-  echo target;
-  ping message;
-  for (auto _ : state) {
-    target.received = 0;
-    target.limit = batch;
-    target | message;
-    system.await_quiescence();
-  }
-  fail_unless(target.received == batch, "static send lost messages");
-  report_per_message(state, batch);
-  target | tact::finished_msg;
-  system.stop();
+  tact::bench::classic_static_send(state,
+                                   {.workers = static_cast<std::uint32_t>(state.range(0)),
+                                    .local_batch = static_cast<std::uint32_t>(state.range(1))},
+                                   batch);
 }
 
 struct spawner : tact::actor {

@@ -8,10 +8,10 @@
 //                          1,000,000 messages per iteration: the cost of a
 //                          transactional dispatch plus a staged send and its
 //                          commit, with no become (so no compare-and-swap).
-//   classic_static_send    the classic equivalent, as static_send in
-//                          micro/send_bench.cpp (default local_batch): one
-//                          classic actor re-sends one preallocated message
-//                          to itself. The baseline of tx_static_send.
+//   classic_static_send    the classic equivalent, the same fixture as
+//                          static_send in micro/send_bench.cpp (default
+//                          local_batch; support/static_send.hpp): the
+//                          baseline of tx_static_send, in the same run.
 //   tx_counter_contention  200,000 `increment` messages sent from the
 //                          benchmark thread to one parallel-mode counter
 //                          whose handler does tx::become(counter(n + 1)),
@@ -41,6 +41,7 @@
 #include <benchmark/benchmark.h>
 
 #include "support/gbench_report.hpp"
+#include "support/static_send.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -107,33 +108,9 @@ void tx_static_send(benchmark::State& state) {
 
 // ---- classic_static_send ---------------------------------------------------
 
-struct ping : tact::message {};
-
-struct echo : tact::actor {
-  explicit echo(tact::actor_system& system) : tact::actor{system} {}
-  std::uint64_t received = 0;
-  std::uint64_t limit = 0;
-  tact::allocation receive(ping& m) {
-    if (++received < limit) *this | m;
-    return Nodelete;
-  }
-};
-
 void classic_static_send(benchmark::State& state) {
-  const auto workers = static_cast<std::uint32_t>(state.range(0));
-  tact::actor_system system{{.workers = workers}};
-  echo target{system};
-  ping message;
-  for (auto _ : state) {
-    target.received = 0;
-    target.limit = batch;
-    target | message;
-    system.await_quiescence();
-  }
-  fail_unless(target.received == batch, "classic static send lost messages");
-  report_per_message(state, batch);
-  target | tact::finished_msg;
-  system.stop();
+  tact::bench::classic_static_send(
+      state, {.workers = static_cast<std::uint32_t>(state.range(0))}, batch);
 }
 
 // ---- tx_counter_contention / tx_counter_serialized -------------------------

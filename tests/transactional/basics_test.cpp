@@ -14,13 +14,9 @@ using tact::test::record;
 using tact::test::recorder;
 namespace tx = tact::tx;
 
-struct get {};
-struct increment {};
-
-tx::behaviour counter(int n) {
-  return {[n](increment) { tx::become(counter(n + 1)); },
-          [n](const tx::actor_ref& customer, get) { tx::send(customer, n); }};
-}
+using tact::test::counter;
+using tact::test::get;
+using tact::test::increment;
 
 }  // namespace
 

@@ -6,18 +6,15 @@
 #include <tact/transactional.hpp>
 
 #include "support/test_support.hpp"
+#include "transactional/tx_support.hpp"
 
 namespace {
 
 namespace tx = tact::tx;
 
-struct increment {};
-struct get {};
-
-tx::behaviour counter(int n) {
-  return {[n](increment) { tx::become(counter(n + 1)); },
-          [n](const tx::actor_ref& customer, get) { tx::send(customer, n); }};
-}
+using tact::test::counter;
+using tact::test::get;
+using tact::test::increment;
 
 // Once everything sent so far has run, asks `c` for its value and waits
 // for the reply. (Messages to a parallel actor may run in any order: a get

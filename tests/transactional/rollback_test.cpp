@@ -119,17 +119,18 @@ TEST_CASE("by default a rollback reaches on_diagnostic as a behaviour exception"
 }
 
 TEST_CASE("on_commit actions run only when the handler commits") {
-  tact::actor_system system{{.workers = 2}};
+  tact::test::diagnostics_log log;
+  tact::actor_system system{{.workers = 2, .on_diagnostic = log.handler()}};
   std::atomic<int> ran{0};
   const tx::actor_ref a = tx::spawn(system, {[&ran](int n) {
                                       tx::on_commit([&ran] { ran.fetch_add(1); });
                                       if (n < 0) throw std::runtime_error{"negative"};
                                     }});
-  tact::test::diagnostics_log quiet;
   tx::send(a, 1);
   tx::send(a, -1);
   tx::send(a, 2);
   system.await_quiescence();
   CHECK(ran.load() == 2);
+  CHECK(log.count(tact::diagnostic_kind::behaviour_exception) == 1);  // the rollback
   CHECK_THROWS_AS(tx::on_commit([] {}), std::logic_error);
 }

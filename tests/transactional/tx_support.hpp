@@ -27,6 +27,16 @@ class record {
   std::vector<T> values_;
 };
 
+// The counter of the seed's examples: a become per increment; a get is
+// answered to the customer that comes first.
+struct increment {};
+struct get {};
+
+inline tx::behaviour counter(int n) {
+  return {[n](increment) { tx::become(counter(n + 1)); },
+          [n](const tx::actor_ref& customer, get) { tx::send(customer, n); }};
+}
+
 // A transactional actor at the edge of the test: records every T it gets.
 // (Its handler has a side effect and no become, which the model allows.)
 template <class T>
