@@ -158,6 +158,9 @@ void run(void* target, void* msg) noexcept {
   executor& ex = *c.ex;
   worker& w = *ex.this_worker();
   w.counters.tx_dispatches.add();
+  // `serialized` only routes messages, so relaxed is enough: a message that
+  // misses the flag runs here, in parallel, and the CAS keeps its become
+  // correct; the flag only has to be seen eventually, which bounds retries.
   if (c.serialized.load(std::memory_order_relaxed) && w.current_queue() != c.home) {
     ex.post(c.home, &c, m, &run);
     return;
