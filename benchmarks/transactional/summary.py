@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Prints what transactional actors cost, from a Google Benchmark JSON file
 of tact-transactional run with repetitions (medians of the repetitions):
-per benchmark and worker count the median ns per message, the ratio of
-tx_static_send to classic_static_send (both from the same run), and the
+per benchmark and worker count the median ns per message, the ratios of
+tx_static_send to classic_static_send and to classic_value_send (all from
+the same run), and the
 collisions, retries, serializations and forwards per iteration of the
 counter benchmarks."""
 import os
@@ -42,13 +43,15 @@ def main(path):
             for w in workers)
         print(f"  {name:<24}{cells}")
 
-    tx, classic = m.get("tx_static_send", {}), m.get("classic_static_send", {})
-    shared = [w for w in workers if w in tx and w in classic]
-    if shared:
-        print("\ntx_static_send / classic_static_send (same run):")
-        for w in shared:
-            t, c = tx[w]["per_msg"] * 1e9, classic[w]["per_msg"] * 1e9
-            print(f"  workers:{w:<4} {t:8.1f} ns / {c:6.1f} ns = {t / c:6.2f}x")
+    tx = m.get("tx_static_send", {})
+    for baseline in ("classic_static_send", "classic_value_send"):
+        classic = m.get(baseline, {})
+        shared = [w for w in workers if w in tx and w in classic]
+        if shared:
+            print(f"\ntx_static_send / {baseline} (same run):")
+            for w in shared:
+                t, c = tx[w]["per_msg"] * 1e9, classic[w]["per_msg"] * 1e9
+                print(f"  workers:{w:<4} {t:8.1f} ns / {c:6.1f} ns = {t / c:6.2f}x")
 
     counters = sorted(name for name in m if name.startswith("tx_counter"))
     if counters:

@@ -12,6 +12,13 @@
 //                          static_send in micro/send_bench.cpp (default
 //                          local_batch; support/static_send.hpp): the
 //                          baseline of tx_static_send, in the same run.
+//                          It re-sends one preallocated message, so it
+//                          pays for no message at all.
+//   classic_value_send     the classic actor re-sending the countdown as a
+//                          fresh heap message per send (allocation Delete,
+//                          freed by the executor after delivery), as
+//                          tx_static_send must: the like-for-like baseline,
+//                          with the cost of making a message included.
 //   tx_counter_contention  200,000 `increment` messages sent from the
 //                          benchmark thread to one parallel-mode counter
 //                          whose handler does tx::become(counter(n + 1)),
@@ -113,6 +120,40 @@ void classic_static_send(benchmark::State& state) {
       state, {.workers = static_cast<std::uint32_t>(state.range(0))}, batch);
 }
 
+// ---- classic_value_send ----------------------------------------------------
+
+struct countdown_msg : tact::message {
+  explicit countdown_msg(std::uint64_t left) : tact::message{tact::allocation::Delete}, n{left} {}
+  const std::uint64_t n;
+};
+
+struct classic_countdown : tact::actor {
+  explicit classic_countdown(tact::actor_system& system) : tact::actor{system} {}
+  std::uint64_t ended = 0;
+  tact::allocation receive(countdown_msg& m) {
+    if (m.n == 0)
+      ++ended;
+    else
+      *this | *new countdown_msg{m.n - 1};
+    return Nodelete;
+  }
+};
+
+void classic_value_send(benchmark::State& state) {
+  const auto workers = static_cast<std::uint32_t>(state.range(0));
+  tact::actor_system system{{.workers = workers}};
+  classic_countdown target{system};
+  for (auto _ : state) {
+    target | *new countdown_msg{batch - 1};
+    system.await_quiescence();
+  }
+  fail_unless(target.ended == static_cast<std::uint64_t>(state.iterations()),
+              "classic value send: a chain did not end");
+  report_per_message(state, batch);
+  target | tact::finished_msg;
+  system.stop();
+}
+
 // ---- tx_counter_contention / tx_counter_serialized -------------------------
 
 struct increment {};
@@ -211,6 +252,8 @@ void tx_independent_actors(benchmark::State& state) {
 BENCHMARK(tx_static_send)->ArgName("workers")->Arg(1)->Arg(2)->UseRealTime()->Unit(
     benchmark::kMillisecond);
 BENCHMARK(classic_static_send)->ArgName("workers")->Arg(1)->Arg(2)->UseRealTime()->Unit(
+    benchmark::kMillisecond);
+BENCHMARK(classic_value_send)->ArgName("workers")->Arg(1)->Arg(2)->UseRealTime()->Unit(
     benchmark::kMillisecond);
 BENCHMARK(tx_counter_contention)
     ->ArgName("workers")

@@ -109,7 +109,11 @@ class executor {
   // an envelope built on the stack and read back as one wider load would
   // stall on store forwarding.
   void post(std::uint32_t queue, void* target, void* message, run_fn run) {
-    worker* self = this_worker();
+    post(this_worker(), queue, target, message, run);
+  }
+  // The same, for a caller that knows which of this executor's workers it
+  // runs on (self), or that it runs on none (nullptr).
+  void post(worker* self, std::uint32_t queue, void* target, void* message, run_fn run) {
     if (self != nullptr && self->try_append(queues_[queue], target, message, run)) return;
     post_to_mailbox(self, queue, target, message, run);
   }

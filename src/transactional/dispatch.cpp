@@ -36,19 +36,34 @@ using tact::tx::message_access;
 namespace {
 
 // What one running handler has staged. Lives on the worker's stack.
+//
+// A staged send to the running actor itself borrows the reference to it
+// that the message being handled holds, instead of taking one of its own:
+// a countdown that re-sends to itself then pays no atomic increment and
+// decrement per message. A commit settles the loan (the handled message
+// gives its reference up, see commit_sends); a discard returns it (the
+// send takes a reference of its own, then is destroyed with it).
 struct transaction {
   cell* actor;
   const ::tact::tx::actor_ref* self;
   message* first = nullptr;      // staged sends, in order
   message** last = &first;
+  bool borrowed = false;           // a staged send holds the handled message's reference
+  message* dropped = nullptr;      // sends a stopping system refused, freed after the commit
   behaviour_base* next = nullptr;  // staged become
   std::vector<std::function<void()>> actions{};  // staged on_commit
 
-  void stage(message* m) noexcept {
+  void stage(message* m, cell* to) noexcept {
+    if (to == actor && !borrowed)
+      borrowed = true;
+    else
+      retain(to);
+    message_access::address(*m, to);
     *last = m;
     last = &message_access::next(*m);
   }
   void discard() noexcept {
+    if (std::exchange(borrowed, false)) retain(actor);
     for (message* m = std::exchange(first, nullptr); m != nullptr;)
       message_access::destroy(std::exchange(m, message_access::next(*m)));
     last = &first;
@@ -61,47 +76,70 @@ constinit thread_local transaction* current = nullptr;
 
 void run(void* target, void* msg) noexcept;
 
-// Which queue of the target's executor a message to `to` goes to. `first`:
-// the first send of a commit, which may stay on the queue in hand.
-std::uint32_t place(executor& ex, const cell& to, bool first) noexcept {
+// Which queue of the target's executor a message to `to` goes to, sent on
+// `self`, a worker of that executor, or on none (nullptr). `first`: the
+// first send of a commit, which may stay on the queue in hand.
+std::uint32_t place(executor& ex, worker* self, const cell& to, bool first) noexcept {
   if (to.serialized.load(std::memory_order_relaxed)) return to.home;
-  worker* self = ex.this_worker();
   if (self == nullptr) return ex.next_queue();
   if (first && self->current_queue() != worker::no_queue) return self->current_queue();
   return self->next_own_queue();
 }
 
-// Posts m to its target; m must have one. A system that is stopping takes
-// no more messages: m is dropped as a dead letter. Throws only if the
-// queue cannot grow (std::bad_alloc), and then m is freed.
-void post(message* m, bool first) {
+// Posts m to its target; m must have one. `running`: the worker this runs
+// on, if any; it need not belong to the target's system. False if the
+// system is stopping: it takes no more messages, so m is a dead letter,
+// left to the caller to free. Throws only if the queue cannot grow
+// (std::bad_alloc), and then m is freed.
+bool post(message* m, worker* running, bool first) {
   cell& to = *message_access::target(*m).cell();
   executor& ex = *to.ex;
   if (ex.stopping()) [[unlikely]] {
     ex.count_dead_letter();
-    message_access::destroy(m);
-    return;
+    return false;
   }
+  worker* self = running != nullptr && &running->owner() == &ex ? running : nullptr;
   try {
-    ex.post(place(ex, to, first), &to, m, &run);
+    ex.post(self, place(ex, self, to, first), &to, m, &run);
   } catch (...) {
     message_access::destroy(m);
     throw;
   }
+  return true;
 }
 
-// The commit's sends, in order. Running out of memory here, halfway
-// through a commit, ends the process (noexcept).
-void publish(transaction& tx) noexcept {
+// The commit's sends, in order, then the end of the loan (see transaction):
+// `handled` gives up its reference to the actor if a send borrowed it. From
+// here the actor may be reclaimed once that send has run, which it can do
+// only after a become being committed is installed (it waits for the
+// committing bit); a send the stopping system refused is kept until the
+// commit is over (free_dropped), since freeing it drops a reference. So
+// after this a commit touches the actor only to install its become.
+//
+// Running out of memory here, halfway through a commit, ends the process
+// (noexcept).
+void commit_sends(transaction& tx, worker& w, message& handled) noexcept {
   bool first = true;
-  for (message* m = std::exchange(tx.first, nullptr); m != nullptr; first = false)
-    post(std::exchange(m, message_access::next(*m)), first);
+  for (message* m = std::exchange(tx.first, nullptr); m != nullptr; first = false) {
+    message* next = std::exchange(message_access::next(*m), nullptr);
+    if (!post(m, &w, first)) [[unlikely]] {
+      message_access::next(*m) = tx.dropped;
+      tx.dropped = m;
+    }
+    m = next;
+  }
   tx.last = &tx.first;
+  if (std::exchange(tx.borrowed, false)) message_access::disown_target(handled);
+}
+
+void free_dropped(transaction& tx) noexcept {
+  for (message* m = std::exchange(tx.dropped, nullptr); m != nullptr;)
+    message_access::destroy(std::exchange(m, message_access::next(*m)));
 }
 
 // The commit's actions, once it is complete (an action that throws is
-// reported; the rest still run).
-void run_actions(executor& ex, transaction& tx) noexcept {
+// reported; the rest still run). Out of line: most commits have none.
+[[gnu::noinline]] void run_each_action(executor& ex, transaction& tx) noexcept {
   for (auto& action : tx.actions) {
     try {
       action();
@@ -113,6 +151,10 @@ void run_actions(executor& ex, transaction& tx) noexcept {
     }
   }
   tx.actions.clear();
+}
+
+void run_actions(executor& ex, transaction& tx) noexcept {
+  if (!tx.actions.empty()) [[unlikely]] run_each_action(ex, tx);
 }
 
 void drop(const envelope& e) noexcept { message_access::destroy(static_cast<message*>(e.message)); }
@@ -128,7 +170,7 @@ behaviour_base* behaviour_in(std::uintptr_t slot) noexcept {
 // and it is what makes a commit look atomic: a message that starts after a
 // commit, or that one of its sends caused, sees the new behaviour, and a
 // retry (which runs against it) sends after the winner's sends.
-std::uintptr_t settled_slot(const cell& c) noexcept {
+[[gnu::noinline]] std::uintptr_t wait_for_commit(const cell& c) noexcept {
   std::uintptr_t slot = c.slot.load(std::memory_order_seq_cst);
   for (std::uint32_t spins = 0; slot & cell::committing; ++spins) {
     if (spins < 64)
@@ -138,6 +180,11 @@ std::uintptr_t settled_slot(const cell& c) noexcept {
     slot = c.slot.load(std::memory_order_seq_cst);
   }
   return slot;
+}
+
+std::uintptr_t settled_slot(const cell& c) noexcept {
+  const std::uintptr_t slot = c.slot.load(std::memory_order_seq_cst);
+  return slot & cell::committing ? wait_for_commit(c) : slot;
 }
 
 void report(executor& ex, transaction& tx, const message& m, std::exception_ptr error) noexcept {
@@ -162,7 +209,7 @@ void run(void* target, void* msg) noexcept {
   // misses the flag runs here, in parallel, and the CAS keeps its become
   // correct; the flag only has to be seen eventually, which bounds retries.
   if (c.serialized.load(std::memory_order_relaxed) && w.current_queue() != c.home) {
-    ex.post(c.home, &c, m, &run);
+    ex.post(&w, c.home, &c, m, &run);
     return;
   }
   // Before the slot is read. Pinned already earlier in this batch: catches
@@ -189,7 +236,7 @@ void run(void* target, void* msg) noexcept {
     }
     if (tx.next == nullptr) {
       current = nullptr;
-      publish(tx);
+      commit_sends(tx, w, *m);
       run_actions(ex, tx);
       w.counters.tx_commits.add();
       break;
@@ -201,7 +248,7 @@ void run(void* target, void* msg) noexcept {
     if (c.slot.compare_exchange_strong(expected, expected | cell::committing,
                                        std::memory_order_seq_cst)) {
       current = nullptr;
-      publish(tx);
+      commit_sends(tx, w, *m);
       c.slot.store(reinterpret_cast<std::uintptr_t>(std::exchange(tx.next, nullptr)),
                    std::memory_order_seq_cst);
       ex.reclamation().retire(w.index(), running, &release_behaviour);
@@ -217,13 +264,14 @@ void run(void* target, void* msg) noexcept {
       w.counters.tx_serializations.add();
     if (c.serialized.load(std::memory_order_relaxed) && w.current_queue() != c.home) {
       current = nullptr;
-      ex.post(c.home, &c, m, &run);
+      ex.post(&w, c.home, &c, m, &run);
       return;
     }
     w.counters.tx_retries.add();
   }
   current = nullptr;
   message_access::destroy(m);
+  free_dropped(tx);
 }
 
 }  // namespace
@@ -233,8 +281,7 @@ void destroy(cell* c) noexcept {
   delete c;
 }
 
-void send(message* m) {
-  cell* to = message_access::target(*m).cell();
+void send(message* m, cell* to) {
   if (to == nullptr) [[unlikely]] {
     // An empty reference names no system: count it in the one this code
     // runs in (a behaviour's, else the process default), if any.
@@ -242,10 +289,13 @@ void send(message* m) {
     message_access::destroy(m);
     return;
   }
-  if (current != nullptr)
-    current->stage(m);
-  else
-    post(m, false);
+  if (current != nullptr) {
+    current->stage(m, to);
+    return;
+  }
+  retain(to);
+  message_access::address(*m, to);
+  if (!post(m, to->ex->this_worker(), false)) message_access::destroy(m);
 }
 
 void become(behaviour_base* b) {

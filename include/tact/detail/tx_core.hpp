@@ -80,9 +80,15 @@ inline void release(cell* c) noexcept {
   if (c->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy(c);
 }
 
-// Delivers or stages a message built by tx::send; takes ownership of it.
-// Throws std::bad_alloc only when a queue cannot grow (m is freed).
-TACT_API void send(::tact::tx::message* m);
+// Storage for messages (see message_of): a per-thread cache of small
+// blocks in front of operator new.
+TACT_API void* allocate_message(std::size_t size);
+TACT_API void free_message(void* block, std::size_t size) noexcept;
+
+// Addresses a message built by tx::send to `to` (which may be null), then
+// delivers or stages it; takes ownership of it. Throws std::bad_alloc only
+// when a queue cannot grow (m is freed).
+TACT_API void send(::tact::tx::message* m, cell* to);
 
 // Stage a become (takes a reference to b); std::logic_error outside a
 // handler.

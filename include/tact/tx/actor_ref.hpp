@@ -8,6 +8,8 @@
 
 namespace tact::tx {
 
+struct message_access;
+
 // A transactional actor's identity, and the only way to send to it. Copy it
 // freely: the actor lives while a reference to it, or a message for it,
 // exists. A default-constructed (or reset) reference is empty; sending to
@@ -43,6 +45,7 @@ class actor_ref {
   detail::tx::cell* cell() const noexcept { return cell_; }
 
  private:
+  friend struct message_access;
   explicit actor_ref(detail::tx::cell* c) noexcept : cell_{c} {}
   detail::tx::cell* cell_ = nullptr;
 };

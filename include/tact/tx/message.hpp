@@ -66,6 +66,13 @@ class message_of final : public message {
 
   const std::tuple<Ts...> values;
 
+  // Messages come and go once per send: from the library's per-thread
+  // cache, not straight from the heap.
+  static void* operator new(std::size_t size) { return detail::tx::allocate_message(size); }
+  static void operator delete(void* block, std::size_t size) noexcept {
+    detail::tx::free_message(block, size);
+  }
+
  private:
   static void destroy(message* m) noexcept { delete static_cast<message_of*>(m); }
 };
@@ -78,6 +85,10 @@ const std::tuple<Ts...>* message::as() const noexcept {
 // The library's access to a message's innards. Not for users.
 struct message_access {
   static actor_ref& target(message& m) noexcept { return m.target_; }
+  // Addresses m, which has no target yet, to `c`, adopting one reference.
+  static void address(message& m, detail::tx::cell* c) noexcept { m.target_.cell_ = c; }
+  // m gives up its reference to its target without dropping it.
+  static void disown_target(message& m) noexcept { m.target_.cell_ = nullptr; }
   static message*& next(message& m) noexcept { return m.next_; }
   static void destroy(message* m) noexcept { m->destroy_(m); }
 };

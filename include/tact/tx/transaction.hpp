@@ -35,9 +35,7 @@ enum class mode {
 //   tact::tx::send(service, self(), request{...});
 template <class... Args>
 void send(const actor_ref& to, Args&&... args) {
-  auto* m = new message_of<std::decay_t<Args>...>(std::forward<Args>(args)...);
-  message_access::target(*m) = to;
-  detail::tx::send(m);
+  detail::tx::send(new message_of<std::decay_t<Args>...>(std::forward<Args>(args)...), to.cell());
 }
 
 // Only inside a handler: the actor's behaviour for its next messages, if
