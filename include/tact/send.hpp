@@ -1,6 +1,7 @@
 #pragma once
 
 #include <concepts>
+#include <exception>
 #include <memory>
 #include <type_traits>
 #include <typeinfo>
@@ -59,6 +60,9 @@ void deliver(void* target, void* msg) noexcept {
   try {
     outcome = a.receive(m);
   } catch (...) {
+    // A message that waits for an answer (tact::request) learns of it.
+    if constexpr (requires { m.behaviour_failed(std::exception_ptr{}); })
+      m.behaviour_failed(std::current_exception());
     report_exception(a, typeid(A), typeid(M));
   }
   dispose(m);

@@ -1,6 +1,7 @@
 #pragma once
 
 // Everything a program using tact's classic actors needs.
+#include <tact/ask.hpp>
 #include <tact/actor.hpp>
 #include <tact/actor_system.hpp>
 #include <tact/allocation.hpp>

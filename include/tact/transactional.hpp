@@ -1,6 +1,8 @@
 #pragma once
 
 // Everything a program using tact's transactional actors needs.
+#include <tact/tx/ask.hpp>
+#include <tact/tx/failure.hpp>
 #include <tact/actor_system.hpp>
 #include <tact/config.hpp>
 #include <tact/stats.hpp>

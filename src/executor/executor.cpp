@@ -85,7 +85,13 @@ executor::executor(const system_config& config, actor_system& owner,
                      w < placement_.victim_groups.size() ? placement_.victim_groups[w]
                                                          : std::vector<std::vector<std::uint32_t>>{}};
                }},
-      epochs_{worker_count_} {
+      guests_{worker_count_,
+              [&](std::size_t i) {
+                return padded<worker>{*this, worker_count_ + static_cast<std::uint32_t>(i), 0u, 0u,
+                                      std::vector<std::vector<std::uint32_t>>{}};
+              }},
+      guest_taken_{worker_count_, [](std::size_t) { return std::atomic<bool>{false}; }},
+      epochs_{2 * worker_count_} {
   if (!placement_.unavailable.empty())
     report(diagnostic_kind::topology_unavailable, placement_.unavailable);
   if (placement_.place_memory)
@@ -190,6 +196,39 @@ void executor::count_dead_letter() noexcept {
     foreign_.dead_letters.fetch_add(1, std::memory_order_relaxed);
 }
 
+worker* executor::take_guest() noexcept {
+  if (this_thread_worker != nullptr) return nullptr;
+  // Counted before stopping is read, and stop() sets stopping before it
+  // waits for the count to drop (both sequentially consistent): either we
+  // see it stopping, or it waits for us.
+  lent_threads_.fetch_add(1, std::memory_order_seq_cst);
+  if (!stopping())
+    for (std::uint32_t g = 0; g < worker_count_; ++g)
+      if (!guest_taken_[g].load(std::memory_order_relaxed) &&
+          !guest_taken_[g].exchange(true, std::memory_order_acquire)) {
+        this_thread_worker = &guests_[g];
+        return &guests_[g];
+      }
+  lent_threads_.fetch_sub(1, std::memory_order_seq_cst);
+  return nullptr;
+}
+
+void executor::release_guest(worker* guest) noexcept {
+  if (guest == nullptr) return;
+  // What it retired and cannot free yet must not wait for its next lender.
+  epochs_.abandon(guest->index());
+  this_thread_worker = nullptr;
+  // Release: the next lender of this guest sees its state as we left it.
+  guest_taken_[guest->index() - worker_count_].store(false, std::memory_order_release);
+  lent_threads_.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+// Like a worker's park: the one that makes the system quiescent advances
+// the epoch, so waiters re-check.
+void executor::on_guest_idle() noexcept {
+  if (busy_guests_.fetch_sub(1, std::memory_order_seq_cst) == 1 && all_parked()) advance_epoch();
+}
+
 void executor::report(diagnostic_kind kind, std::string text,
                       std::exception_ptr error) const noexcept {
   if (config_.on_diagnostic)
@@ -211,6 +250,7 @@ system_stats executor::stats() const {
     s.workers.push_back(w.counters.snapshot());
     s.total += s.workers.back();
   }
+  for (const worker& g : guests_) s.total += g.counters.snapshot();
   s.total.actors_created += foreign_.created.load(std::memory_order_relaxed);
   s.total.actors_finished += foreign_.finished.load(std::memory_order_relaxed);
   s.total.messages_sent += foreign_.sent.load(std::memory_order_relaxed);
@@ -224,7 +264,9 @@ system_stats executor::stats() const {
 // count lower, never higher). So N means every worker committed to sleep
 // after finding all its queues empty under their locks.
 void executor::on_parked() noexcept {
-  if (parked_.fetch_add(1, std::memory_order_seq_cst) + 1 == worker_count_) advance_epoch();
+  if (parked_.fetch_add(1, std::memory_order_seq_cst) + 1 == worker_count_ &&
+      busy_guests_.load(std::memory_order_seq_cst) == 0)
+    advance_epoch();
 }
 
 // Loads each state after our waker's decrement of parked_ (sequentially
@@ -269,7 +311,7 @@ void executor::await_quiescence() {
     // Epoch first: if the last worker parks after our check, the epoch has
     // moved and the wait returns at once.
     const std::uint32_t epoch = quiescent_epoch_.load(std::memory_order_acquire);
-    if (parked_.load(std::memory_order_acquire) == worker_count_) return;
+    if (quiescent()) return;
     await_epoch_change(epoch);
   }
 }
@@ -281,8 +323,10 @@ void executor::await_quiescence() {
 std::uint64_t executor::live_actors() const noexcept {
   std::uint64_t finished = foreign_.finished.load(std::memory_order_acquire);
   for (const worker& w : workers_) finished += w.counters.actors_finished.get();
+  for (const worker& g : guests_) finished += g.counters.actors_finished.get();
   std::uint64_t created = foreign_.created.load(std::memory_order_acquire);
   for (const worker& w : workers_) created += w.counters.actors_created.get();
+  for (const worker& g : guests_) created += g.counters.actors_created.get();
   // More finished than created only after a program destroyed an actor
   // while its poison pill was still queued (reported on its own).
   return created > finished ? created - finished : 0;
@@ -292,7 +336,7 @@ void executor::wait_until_finished() {
   bool reported = false;
   for (;;) {
     const std::uint32_t epoch = quiescent_epoch_.load(std::memory_order_acquire);
-    if (parked_.load(std::memory_order_acquire) == worker_count_) {
+    if (quiescent()) {
       const std::uint64_t live = live_actors();
       if (live == 0) return;
       if (!reported) {
@@ -314,6 +358,8 @@ void executor::join_workers() noexcept {
   for (worker& w : workers_) w.wake();
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+  // Lent threads finish the batch in hand and take no more (take_guest).
+  while (lent_threads_.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
 }
 
 void executor::stop() {

@@ -12,6 +12,7 @@
 #include <tact/config.hpp>
 #include <tact/detail/envelope.hpp>
 #include <tact/diagnostic.hpp>
+#include <tact/export.hpp>
 #include <tact/stats.hpp>
 
 #include "executor/epochs.hpp"
@@ -28,7 +29,7 @@ class actor_system;
 namespace tact::detail {
 
 // The executor behind a system (for the actor models).
-executor& executor_of(actor_system& system) noexcept;
+TACT_API executor& executor_of(actor_system& system) noexcept;
 
 // The message-centric executor (seed 000): M work queues in a master array
 // (senders post by queue index), and the ownership array of M pointers in
@@ -126,6 +127,22 @@ class executor {
   // program that does this in a loop is told once, not flooded.
   void note_unsent_message() noexcept;
 
+  // ---- lending a thread (see worker::help) ----
+
+  // A guest worker for the calling thread, if the thread is no worker, a
+  // guest is free and the system is not stopping; else nullptr. Until
+  // release_guest, the thread is that worker: this_worker() returns it and
+  // guest->help() runs queued work on it. There are as many guests as
+  // workers; a caller that finds none free simply does not help.
+  worker* take_guest() noexcept;
+  void release_guest(worker* guest) noexcept;
+  // A guest starts and ends a pass over the queues: quiescence waits for
+  // passes in progress (a guest may be running a batch while every worker
+  // is parked).
+  void on_guest_busy() noexcept { busy_guests_.fetch_add(1, std::memory_order_seq_cst); }
+  void on_guest_idle() noexcept;
+  work_queue& queue_at(std::uint32_t index) noexcept { return queues_[index]; }
+
   // ---- lifecycle (not from a worker: std::logic_error) ----
   void await_quiescence();
   void stop();
@@ -148,6 +165,10 @@ class executor {
   void on_unparked() noexcept { parked_.fetch_sub(1, std::memory_order_seq_cst); }
   bool all_parked() const noexcept {
     return parked_.load(std::memory_order_seq_cst) == worker_count_;
+  }
+  // No worker running and no guest pass in progress.
+  bool quiescent() const noexcept {
+    return all_parked() && busy_guests_.load(std::memory_order_seq_cst) == 0;
   }
   // Called by a worker that has just stopped being parked, with stealing
   // on: if no parked worker is watching for stranded queues, wakes one
@@ -186,6 +207,10 @@ class executor {
   fixed_array<padded<work_queue>> queues_;           // master array
   fixed_array<std::atomic<work_queue*>> ownership_;  // seed: worker_queues
   fixed_array<padded<worker>> workers_;
+  fixed_array<padded<worker>> guests_;            // indices worker_count_ and up
+  fixed_array<std::atomic<bool>> guest_taken_;
+  std::atomic<std::uint32_t> lent_threads_{0};    // guests taken (stop waits for 0)
+  std::atomic<std::uint32_t> busy_guests_{0};
   std::vector<std::thread> threads_;
   padded<foreign_counters> foreign_;
   epochs epochs_;

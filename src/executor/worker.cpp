@@ -236,8 +236,26 @@ std::optional<std::uint32_t> worker::find_stranded_work() noexcept {
   return std::nullopt;
 }
 
+bool worker::help() {
+  owner_.on_guest_busy();
+  bool worked = false;
+  // Start where the last pass stopped, so guests spread over the queues.
+  const std::uint32_t queues = owner_.queue_count();
+  for (std::uint32_t i = 0; i < queues && !worked; ++i) {
+    work_queue& q = owner_.queue_at(spread_);
+    spread_ = spread_ + 1 == queues ? 0 : spread_ + 1;
+    if (!q.looks_empty() && q.gulp() == work_queue::gulp_result::taken) {
+      process(q);
+      worked = true;
+    }
+  }
+  owner_.on_guest_idle();
+  return worked;
+}
+
 std::uint32_t worker::next_own_queue() noexcept {
   const std::uint32_t span = last_slot_ - first_slot_;
+  if (span == 0) return owner_.next_queue();  // a guest owns none
   const std::uint32_t slot = first_slot_ + spread_;
   spread_ = spread_ + 1 == span ? 0 : spread_ + 1;
   return owner_.index_of(owner_.owned_queue(slot));

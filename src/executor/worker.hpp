@@ -57,6 +57,13 @@ class worker {
   static constexpr std::uint32_t no_queue = ~std::uint32_t{0};
   std::uint32_t current_queue() const noexcept { return current_index_; }
 
+  // A guest (a thread lent to the executor by a caller waiting for an
+  // answer, see executor::lend): runs one batch of any queue that has mail,
+  // on the calling thread, as this worker. False if it found none. Guests
+  // own no queues; they gulp as owners do, so being_processed keeps every
+  // classic actor to one message at a time.
+  bool help();
+
   // Only on this worker's thread: one of the queues this worker owns now,
   // round robin, for messages that may run on any queue (transactional
   // sends): they stay on this worker unless a thief takes their queue.

@@ -6,8 +6,10 @@
 
 #include <tact/actor_system.hpp>
 #include <tact/detail/tx_core.hpp>
+#include <tact/tx/failure.hpp>
 #include <tact/tx/message.hpp>
 #include <tact/tx/rollback.hpp>
+#include <tact/tx/transaction.hpp>
 
 #include "executor/executor.hpp"
 #include "support/cpu_relax.hpp"
@@ -198,6 +200,18 @@ void report(executor& ex, transaction& tx, const message& m, std::exception_ptr 
   }
 }
 
+// A customer that asked to hear of failures (see cell::told_of_failures)
+// gets one. Sent as from outside any handler: immediately.
+void tell_customer(const message& m, std::exception_ptr error) noexcept {
+  const ::tact::tx::actor_ref* customer = m.customer();
+  if (customer == nullptr || !*customer || !customer->cell()->told_of_failures) return;
+  try {
+    ::tact::tx::send(*customer, ::tact::tx::failure{std::move(error)});
+  } catch (...) {
+    // Out of memory: the asker is left to its timeout.
+  }
+}
+
 // The trampoline of every transactional envelope.
 void run(void* target, void* msg) noexcept {
   cell& c = *static_cast<cell*>(target);
@@ -227,6 +241,7 @@ void run(void* target, void* msg) noexcept {
       tx.discard();
       w.counters.tx_rollbacks.add();
       report(ex, tx, *m, std::current_exception());
+      tell_customer(*m, std::current_exception());
       break;
     }
     if (!matched) {

@@ -29,13 +29,21 @@ namespace tact::detail::tx {
 struct message_type {
   const std::type_info* const* elements;
   std::size_t size;
+  // The first element, if it is an actor reference (the customer, by
+  // convention); else nullptr.
+  const ::tact::tx::actor_ref* (*customer)(const ::tact::tx::message&) noexcept;
 };
 
 template <class... Ts>
 inline constexpr std::array<const std::type_info*, sizeof...(Ts)> element_types{&typeid(Ts)...};
 
+// Defined with message_of (tx/message.hpp).
 template <class... Ts>
-inline constexpr message_type message_type_of{element_types<Ts...>.data(), sizeof...(Ts)};
+const ::tact::tx::actor_ref* customer_of(const ::tact::tx::message& m) noexcept;
+
+template <class... Ts>
+inline constexpr message_type message_type_of{element_types<Ts...>.data(), sizeof...(Ts),
+                                              &customer_of<Ts...>};
 
 // An immutable set of handlers (see tx::behaviour). Shared by reference
 // count between behaviour handles and actors' behaviour slots; a replaced
@@ -69,6 +77,9 @@ struct cell {
 
   std::atomic<std::uint32_t> refs{1};
   std::atomic<bool> serialized{false};
+  // Set before the actor is known to anyone: when a message naming this
+  // actor as its customer rolls back, it is sent a tx::failure.
+  bool told_of_failures = false;
   std::uint32_t home = 0;  // the one queue a serialized actor's messages go to
   executor* ex = nullptr;
   std::atomic<std::uintptr_t> slot{0};  // behaviour_base*, plus the committing bit

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include <tact/detail/tx_core.hpp>
@@ -36,6 +37,9 @@ class TACT_API message {
   const std::tuple<Ts...>* as() const noexcept;
 
   std::size_t size() const noexcept { return type_->size; }
+  // The first element if it is an actor reference (by convention, whom to
+  // answer), else nullptr.
+  const actor_ref* customer() const noexcept { return type_->customer(*this); }
   // "(int, std::string)": the element types, demangled.
   std::string describe() const;
 
@@ -76,6 +80,20 @@ class message_of final : public message {
  private:
   static void destroy(message* m) noexcept { delete static_cast<message_of*>(m); }
 };
+
+}  // namespace tact::tx
+
+template <class... Ts>
+const ::tact::tx::actor_ref* tact::detail::tx::customer_of(const ::tact::tx::message& m) noexcept {
+  if constexpr (sizeof...(Ts) > 0) {
+    using first = std::tuple_element_t<0, std::tuple<Ts...>>;
+    if constexpr (std::is_same_v<first, ::tact::tx::actor_ref>)
+      return &std::get<0>(*m.as<Ts...>());
+  }
+  return nullptr;
+}
+
+namespace tact::tx {
 
 template <class... Ts>
 const std::tuple<Ts...>* message::as() const noexcept {

@@ -1,0 +1,56 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include <tact/actor_system.hpp>
+#include <tact/ask.hpp>
+#include <tact/detail/reply_slot.hpp>
+#include <tact/tx/actor_ref.hpp>
+#include <tact/tx/behaviour.hpp>
+#include <tact/tx/failure.hpp>
+#include <tact/tx/transaction.hpp>
+
+namespace tact::tx {
+
+// Asks transactional actor `to` from outside the actor world: sends it
+// (customer, args...), where customer is a one-shot reply actor, and waits
+// at most `timeout` for a message of exactly one element of type R sent to
+// that customer, the seed's customer-first convention:
+//
+//   auto n = tact::tx::ask<int>(system, counter, 100ms, get{});
+//   // the counter answers with tx::send(customer, value)
+//
+// Outcomes as for the classic ask (see ask_result): a handler that throws
+// on the request answers ask_error::failed with its exception; once nobody
+// holds the customer any more without having answered, ask_error::no_reply.
+// The calling thread helps run queued work while it waits. Not from a
+// worker of `system` (std::logic_error): inside a handler an ask would be
+// an immediate send that breaks the handler's isolation; send with
+// tx::self() as the customer instead.
+template <class R, class... Args>
+ask_result<R> ask(actor_system& system, const actor_ref& to, std::chrono::nanoseconds timeout,
+                  Args&&... args) {
+  detail::executor& ex = detail::executor_of(system);
+  detail::refuse_wait_on_worker(ex);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto slot = std::make_shared<detail::reply_slot<R>>();
+  // Destroyed with the customer's behaviour, which happens once nobody
+  // holds the customer: if no answer came by then, none can.
+  struct unanswered {
+    std::shared_ptr<detail::reply_slot<R>> slot;
+    ~unanswered() { slot->fail_unanswered(); }
+  };
+  auto guard = std::make_shared<const unanswered>(slot);
+  actor_ref customer = spawn(
+      system, {[guard](const R& value) { guard->slot->reply(value); },
+               [guard](const failure& f) { guard->slot->fail(f.error); }});
+  guard.reset();
+  customer.cell()->told_of_failures = true;  // nobody else knows it yet
+  send(to, std::move(customer), std::forward<Args>(args)...);
+  return tact::detail::outcome(*slot, detail::await_reply(ex, *slot, deadline));
+}
+
+}  // namespace tact::tx

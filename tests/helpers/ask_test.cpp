@@ -1,0 +1,199 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <tact/tact.hpp>
+#include <tact/transactional.hpp>
+
+#include "support/test_support.hpp"
+
+// ask from threads outside the actor world, to classic and transactional
+// actors: replies, timeouts and late replies, exceptions, requests left
+// unanswered, many askers at once, and the asker helping run queued work.
+// Deadlines here are generous and never what a test waits for when things
+// work: a reply that should come comes long before.
+namespace {
+
+using namespace std::chrono_literals;
+namespace tx = tact::tx;
+
+constexpr auto patient = 60s;
+
+struct square : tact::request<long> {
+  explicit square(long v) : value{v} {}
+  long value;
+};
+// A square sent plainly rather than asked: freed after delivery.
+square& heap_square(long v) {
+  auto* m = new square{v};
+  m->set_allocation(tact::allocation::Delete);
+  return *m;
+}
+
+struct boom : tact::request<int> {};
+struct ignore : tact::request<int> {};
+
+struct calculator : tact::actor {
+  explicit calculator(tact::actor_system& system) : tact::actor{system} {}
+  tact::allocation receive(square& m) {
+    m.reply(m.value * m.value);
+    return Nodelete;
+  }
+  tact::allocation receive(boom&) { throw std::runtime_error{"boom"}; }
+  tact::allocation receive(ignore&) { return Nodelete; }
+};
+
+// Blocks in receive until released: holds its worker.
+struct blocker : tact::actor {
+  explicit blocker(tact::actor_system& system) : tact::actor{system} {}
+  std::atomic<bool> entered{false};
+  std::atomic<bool> release{false};
+  tact::allocation receive(square& m) {
+    entered.store(true);
+    while (!release.load()) std::this_thread::sleep_for(100us);
+    m.reply(m.value);
+    return Nodelete;
+  }
+};
+
+struct get {};
+struct fail {};
+struct drop {};
+
+tx::behaviour counter(int n) {
+  return {[n](const tx::actor_ref& customer, get) { tx::send(customer, n); },
+          [](const tx::actor_ref&, fail) { throw std::logic_error{"refused"}; },
+          [](const tx::actor_ref&, drop) {}};
+}
+
+// Classic actors on the test's stack must finish before they go.
+template <class... A>
+void finish(tact::actor_system& system, A&... actors) {
+  ((actors | tact::finished_msg), ...);
+  system.await_quiescence();
+}
+
+}  // namespace
+
+TEST_CASE("ask returns a classic actor's reply") {
+  tact::actor_system system{{.workers = 2}};
+  calculator c{system};
+  auto r = tact::ask(c, square{7}, patient);
+  REQUIRE(r.has_value());
+  CHECK(*r == 49);
+  finish(system, c);
+}
+
+TEST_CASE("a classic behaviour that throws answers its asker with the exception") {
+  tact::test::diagnostics_log log;
+  tact::actor_system system{{.workers = 2, .on_diagnostic = log.handler()}};
+  calculator c{system};
+  auto r = tact::ask(c, boom{}, patient);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error() == tact::ask_error::failed);
+  CHECK_THROWS_WITH(r.value(), "boom");
+  auto unanswered = tact::ask(c, ignore{}, patient);
+  CHECK(unanswered.error() == tact::ask_error::no_reply);
+  CHECK_THROWS_AS(unanswered.value(), tact::ask_failed);
+  finish(system, c);
+  system.stop();
+  CHECK(log.count(tact::diagnostic_kind::behaviour_exception) == 1);
+}
+
+TEST_CASE("a timed-out ask returns a timeout; the late reply is dropped safely") {
+  tact::actor_system system{{.workers = 1}};
+  blocker b{system};
+  // The worker is held inside b's first message, so b's queue is being
+  // processed: the asker cannot run the second one (a helping asker runs
+  // only queues nobody else is processing) and has to wait for it.
+  b | heap_square(0);
+  while (!b.entered.load()) std::this_thread::yield();
+  auto late = tact::ask(b, square{3}, 20ms);
+  CHECK(late.error() == tact::ask_error::timeout);
+  CHECK_THROWS_AS(late.value(), tact::ask_failed);
+  b.release.store(true);  // the reply now goes to an abandoned slot
+  system.await_quiescence();
+  auto next = tact::ask(b, square{4}, patient);
+  CHECK(next.value() == 4);
+  finish(system, b);
+}
+
+TEST_CASE("the asking thread runs queued work while its worker is held") {
+  // One worker, held by a blocking receive; the asked actor sits on
+  // another queue. Only the asking thread can run it.
+  tact::actor_system system{{.workers = 1, .queues = 4}};
+  blocker held{system};
+  calculator c{system};
+  held | heap_square(0);
+  while (!held.entered.load()) std::this_thread::yield();
+  auto r = tact::ask(c, square{5}, patient);
+  CHECK(r.value() == 25);
+  held.release.store(true);
+  system.await_quiescence();
+  CHECK(system.stats().total.messages_processed >= 2);
+  finish(system, held, c);
+}
+
+TEST_CASE("ask from a behaviour of the same system is refused") {
+  tact::actor_system system{{.workers = 1}};
+  std::atomic<int> refused{0};
+  const tx::actor_ref c = tx::spawn(system, counter(1));
+  const tx::actor_ref probe = tx::spawn(system, {[&](int) {
+                                          try {
+                                            (void)tx::ask<int>(system, c, patient, get{});
+                                          } catch (const std::logic_error&) {
+                                            refused.store(1);
+                                          }
+                                        }});
+  tx::send(probe, 0);
+  system.await_quiescence();
+  CHECK(refused.load() == 1);
+}
+
+TEST_CASE("ask returns a transactional actor's reply, its exception, or no reply") {
+  tact::actor_system system{{.workers = 2, .on_rollback = [](const tx::rollback&) {}}};
+  const tx::actor_ref c = tx::spawn(system, counter(42));
+  CHECK(tx::ask<int>(system, c, patient, get{}).value() == 42);
+  auto failed = tx::ask<int>(system, c, patient, fail{});
+  CHECK(failed.error() == tact::ask_error::failed);
+  CHECK_THROWS_AS(failed.value(), std::logic_error);
+  CHECK(tx::ask<int>(system, c, patient, drop{}).error() == tact::ask_error::no_reply);
+  // A reply of the wrong type does not match the customer: no reply.
+  const tx::actor_ref wrong =
+      tx::spawn(system, {[](const tx::actor_ref& customer, get) { tx::send(customer, 1.5); }});
+  CHECK(tx::ask<int>(system, wrong, patient, get{}).error() == tact::ask_error::no_reply);
+}
+
+TEST_CASE("many threads ask at once, each getting its own answers") {
+  const int threads = 8;
+  const int asks = static_cast<int>(tact::test::scaled(10'000));
+  const std::uint32_t workers = GENERATE(1u, 2u);
+  tact::actor_system system{{.workers = workers}};
+  calculator c{system};
+  const tx::actor_ref t = tx::spawn(system, {[](const tx::actor_ref& customer, long v) {
+                                      tx::send(customer, v + 1);
+                                    }});
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> askers;
+  for (int k = 0; k < threads; ++k)
+    askers.emplace_back([&, k] {
+      for (int i = 0; i < asks; ++i) {
+        const long v = k * 1'000'000L + i;
+        if (i % 2 == 0) {
+          auto r = tact::ask(c, square{v}, patient);
+          if (!r || *r != v * v) wrong.fetch_add(1);
+        } else {
+          auto r = tx::ask<long>(system, t, patient, v);
+          if (!r || *r != v + 1) wrong.fetch_add(1);
+        }
+      }
+    });
+  for (std::thread& a : askers) a.join();
+  CHECK(wrong.load() == 0);
+  finish(system, c);
+}
