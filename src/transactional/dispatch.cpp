@@ -118,9 +118,17 @@ bool post(message* m, worker* running, bool first) {
 // commit is over (free_dropped), since freeing it drops a reference. So
 // after this a commit touches the actor only to install its become.
 //
+// With on_commit actions to run, which may use tx::self() (the handled
+// message's reference), the loan is settled the other way, before the
+// sends can run: the borrowing send takes a reference of its own.
+//
 // Running out of memory here, halfway through a commit, ends the process
 // (noexcept).
 void commit_sends(transaction& tx, worker& w, message& handled) noexcept {
+  if (tx.borrowed && !tx.actions.empty()) {
+    retain(tx.actor);
+    tx.borrowed = false;
+  }
   bool first = true;
   for (message* m = std::exchange(tx.first, nullptr); m != nullptr; first = false) {
     message* next = std::exchange(message_access::next(*m), nullptr);

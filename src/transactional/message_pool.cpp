@@ -27,7 +27,12 @@ constexpr std::size_t granule = 16;
 constexpr std::size_t size_classes = 16;  // blocks of 16, 32, ..., 256 bytes
 constexpr std::uint32_t keep = 256;
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(hwaddress_sanitizer)
+#define TACT_HEAP_CHECKED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_HWADDRESS__) || defined(TACT_HEAP_CHECKED)
 constexpr bool pooled = false;
 #else
 constexpr bool pooled = true;

@@ -1,6 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <stdexcept>
+#include <vector>
 #include <string>
 
 #include <tact/tact.hpp>
@@ -114,4 +118,62 @@ TEST_CASE("references compare and hash by identity") {
   CHECK(std::hash<tx::actor_ref>{}(a) == std::hash<tx::actor_ref>{}(a2));
   CHECK(static_cast<bool>(a));
   CHECK_FALSE(static_cast<bool>(tx::actor_ref{}));
+}
+
+namespace {
+
+struct alignas(64) wide {
+  unsigned char bytes[64];
+};
+
+struct job {
+  tx::actor_ref next;
+  int step;
+};
+
+}  // namespace
+
+TEST_CASE("messages keep their elements' alignment, however large") {
+  tact::actor_system system{{.workers = 2}};
+  std::atomic<int> misaligned{0};
+  std::atomic<int> received{0};
+  const tx::actor_ref a = tx::spawn(system, {[&](const wide& w) {
+                                      if (reinterpret_cast<std::uintptr_t>(&w) % alignof(wide) != 0)
+                                        misaligned.fetch_add(1);
+                                      received.fetch_add(1);
+                                    }});
+  for (int i = 0; i < 100; ++i) tx::send(a, wide{});
+  system.await_quiescence();
+  CHECK(received.load() == 100);
+  CHECK(misaligned.load() == 0);
+}
+
+TEST_CASE("a send whose arguments move the target reference away still reaches it") {
+  tact::actor_system system{{.workers = 1}};
+  record<int> seen;
+  const tx::actor_ref out = tx::spawn(system, recorder(seen));
+  const tx::actor_ref relay =
+      tx::spawn(system, {[out](const job& j) { tx::send(out, j.step); }});
+  job j{relay, 7};
+  tx::send(j.next, std::move(j));  // the target is read before the move
+  system.await_quiescence();
+  CHECK(seen.values() == std::vector<int>{7});
+}
+
+TEST_CASE("tx::self() stays valid in on_commit actions after a send to self") {
+  tact::actor_system system{{.workers = 2}};
+  std::atomic<int> empty{0};
+  std::atomic<int> actions{0};
+  const tx::actor_ref a = tx::spawn(system, {[&](int n) {
+                                      if (n > 0) tx::send(tx::self(), n - 1);
+                                      const tx::actor_ref& me = tx::self();
+                                      tx::on_commit([&me, &empty, &actions] {
+                                        if (!me) empty.fetch_add(1);
+                                        actions.fetch_add(1);
+                                      });
+                                    }});
+  tx::send(a, 99);
+  system.await_quiescence();
+  CHECK(actions.load() == 100);
+  CHECK(empty.load() == 0);
 }

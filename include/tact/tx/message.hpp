@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <new>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -71,13 +72,24 @@ class message_of final : public message {
   const std::tuple<Ts...> values;
 
   // Messages come and go once per send: from the library's per-thread
-  // cache, not straight from the heap.
-  static void* operator new(std::size_t size) { return detail::tx::allocate_message(size); }
+  // cache, not straight from the heap (whose blocks are aligned for any
+  // type of ordinary alignment; over-aligned elements take the heap).
+  static void* operator new(std::size_t size) {
+    if constexpr (over_aligned)
+      return ::operator new(size, std::align_val_t{alignof(message_of)});
+    else
+      return detail::tx::allocate_message(size);
+  }
   static void operator delete(void* block, std::size_t size) noexcept {
-    detail::tx::free_message(block, size);
+    if constexpr (over_aligned)
+      ::operator delete(block, size, std::align_val_t{alignof(message_of)});
+    else
+      detail::tx::free_message(block, size);
   }
 
  private:
+  static constexpr bool over_aligned =
+      alignof(std::tuple<Ts...>) > __STDCPP_DEFAULT_NEW_ALIGNMENT__;
   static void destroy(message* m) noexcept { delete static_cast<message_of*>(m); }
 };
 

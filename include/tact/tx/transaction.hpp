@@ -35,7 +35,8 @@ enum class mode {
 //   tact::tx::send(service, self(), request{...});
 template <class... Args>
 void send(const actor_ref& to, Args&&... args) {
-  detail::tx::send(new message_of<std::decay_t<Args>...>(std::forward<Args>(args)...), to.cell());
+  detail::tx::cell* const target = to.cell();  // before args may move `to` away
+  detail::tx::send(new message_of<std::decay_t<Args>...>(std::forward<Args>(args)...), target);
 }
 
 // Only inside a handler: the actor's behaviour for its next messages, if
