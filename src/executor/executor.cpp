@@ -224,7 +224,10 @@ void executor::release_guest(worker* guest) noexcept {
 }
 
 // Like a worker's park: the one that makes the system quiescent advances
-// the epoch, so waiters re-check.
+// the epoch, so waiters re-check. The last guest to go idle and the last
+// worker to park each update their count, then read the other's (all
+// sequentially consistent): whichever comes second sees both counts at
+// rest and advances; both may, which is harmless.
 void executor::on_guest_idle() noexcept {
   if (busy_guests_.fetch_sub(1, std::memory_order_seq_cst) == 1 && all_parked()) advance_epoch();
 }

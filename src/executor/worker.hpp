@@ -58,7 +58,7 @@ class worker {
   std::uint32_t current_queue() const noexcept { return current_index_; }
 
   // A guest (a thread lent to the executor by a caller waiting for an
-  // answer, see executor::lend): runs one batch of any queue that has mail,
+  // answer, see executor::take_guest): runs one batch of any queue that has mail,
   // on the calling thread, as this worker. False if it found none. Guests
   // own no queues; they gulp as owners do, so being_processed keeps every
   // classic actor to one message at a time.
