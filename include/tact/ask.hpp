@@ -133,7 +133,10 @@ class request : public message {
 
   request() = default;
   request(const request& other) : message{other} {}
-  request& operator=(const request&) { return *this; }
+  request& operator=(const request& other) {
+    message::operator=(other);
+    return *this;
+  }
   ~request() override {
     if (slot_) slot_->fail_unanswered();
   }

@@ -324,12 +324,17 @@ void executor::await_quiescence() {
 // Finished before created, so a race with another thread can only
 // overestimate the live actors (and keep stop() waiting), never miss one.
 std::uint64_t executor::live_actors() const noexcept {
-  std::uint64_t finished = foreign_.finished.load(std::memory_order_acquire);
-  for (const worker& w : workers_) finished += w.counters.actors_finished.get();
-  for (const worker& g : guests_) finished += g.counters.actors_finished.get();
-  std::uint64_t created = foreign_.created.load(std::memory_order_acquire);
-  for (const worker& w : workers_) created += w.counters.actors_created.get();
-  for (const worker& g : guests_) created += g.counters.actors_created.get();
+  // One statistic summed over workers and guests.
+  const auto sum = [this](counter worker_counters::*field) {
+    std::uint64_t n = 0;
+    for (const worker& w : workers_) n += (w.counters.*field).get();
+    for (const worker& g : guests_) n += (g.counters.*field).get();
+    return n;
+  };
+  const std::uint64_t finished = foreign_.finished.load(std::memory_order_acquire) +
+                                 sum(&worker_counters::actors_finished);
+  const std::uint64_t created = foreign_.created.load(std::memory_order_acquire) +
+                                sum(&worker_counters::actors_created);
   // More finished than created only after a program destroyed an actor
   // while its poison pill was still queued (reported on its own).
   return created > finished ? created - finished : 0;

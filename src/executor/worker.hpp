@@ -103,7 +103,7 @@ class worker {
   std::uint32_t ticket_;
   work_queue* current_ = nullptr;  // queue whose batch is being processed
   std::uint32_t current_index_ = no_queue;  // ... and its index
-  std::uint32_t spread_ = 0;                // next own slot for next_own_queue()
+  std::uint32_t spread_ = 0;  // next own slot for next_own_queue(); a guest's next queue for help()
   std::uint32_t budget_ = 0;       // same-queue appends left for this batch
   std::uint32_t give_ = 0;         // next own slot to offer in a swap
   victim_picker victims_;

@@ -131,11 +131,11 @@ TEST_CASE("the asking thread runs queued work while its worker is held") {
   calculator c{system};
   held | heap_square(0);
   while (!held.entered.load()) std::this_thread::yield();
+  // The worker stays held until after the ask: a reply means the asker
+  // ran c itself (without helping the ask would time out).
   auto r = tact::ask(c, square{5}, patient);
   CHECK(r.value() == 25);
   held.release.store(true);
-  system.await_quiescence();
-  CHECK(system.stats().total.messages_processed >= 2);
   finish(system, held, c);
 }
 
