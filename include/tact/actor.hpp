@@ -12,6 +12,7 @@ class actor_system;
 
 namespace detail {
 class executor;
+class anchor;
 struct actor_access;
 }  // namespace detail
 
@@ -66,6 +67,9 @@ class TACT_API actor {
   // instead of reaching freed memory.
   std::atomic<std::uint32_t> in_flight_{0};
   std::atomic<allocation> deferred_{allocation::Nodelete};
+  // Made on first use by whatever must outlive the actor yet reach it while
+  // it runs (a timer): see detail::anchor_of.
+  std::atomic<detail::anchor*> anchor_{nullptr};
 };
 
 }  // namespace tact

@@ -14,19 +14,24 @@ namespace tact {
 
 namespace detail {
 class executor;
+class timer_service;
 executor& executor_of(actor_system& system) noexcept;
+timer_service& timers_of(actor_system& system) noexcept;
 
 // While alive, actors constructed on this thread join `system` (see
-// actor::actor()). Used by actor_system::spawn.
+// actor::actor()), on work queue `home` if one is given (a sponsor's).
+// Used by actor_system::spawn and sponsor::spawn.
 class TACT_API ambient_scope {
  public:
   explicit ambient_scope(actor_system& system) noexcept;
+  ambient_scope(actor_system& system, std::uint32_t home) noexcept;
   ~ambient_scope();
   ambient_scope(const ambient_scope&) = delete;
   ambient_scope& operator=(const ambient_scope&) = delete;
 
  private:
   executor* previous_;
+  std::uint32_t previous_home_;
 };
 }  // namespace detail
 
@@ -74,7 +79,9 @@ class TACT_API actor_system {
   void await_quiescence();
 
   // Blocks until every actor has finished and no message is in flight, then
-  // joins the workers. Messages still queued afterwards (sent from other
+  // ends the timers still pending (timers do not keep a system alive, and
+  // await_quiescence() does not wait for them either) and joins the
+  // workers. Messages still queued afterwards (sent from other
   // threads meanwhile) are reported and dropped. Call it when no other
   // thread will create actors or send again. Idempotent; not from a
   // behaviour (std::logic_error).
@@ -84,7 +91,9 @@ class TACT_API actor_system {
   friend class actor;
   friend class detail::ambient_scope;
   friend detail::executor& detail::executor_of(actor_system& system) noexcept;
+  friend detail::timer_service& detail::timers_of(actor_system& system) noexcept;
   std::unique_ptr<detail::executor> executor_;
+  std::unique_ptr<detail::timer_service> timers_;  // destroyed first
 };
 
 }  // namespace tact

@@ -13,6 +13,11 @@ namespace tact::defaults {
 // A system with one worker gets one queue: there is nobody to contend with.
 inline constexpr std::uint32_t queues_per_worker = 16;
 
+// Sponsors (threads outside the pool that run chosen actors: the calling
+// thread, a dedicated thread, a GUI loop) one system can have at once. Each
+// reserves a work queue that no worker processes.
+inline constexpr std::uint32_t sponsors = 16;
+
 // Smallest array a copy queue keeps, in envelopes (24 bytes each). Queues
 // allocate it on first use, and reclamation never shrinks below it.
 inline constexpr std::uint32_t copy_queue_floor = 16;

@@ -10,4 +10,6 @@
 #include <tact/message.hpp>
 #include <tact/send.hpp>
 #include <tact/stats.hpp>
+#include <tact/sponsor.hpp>
 #include <tact/steal_policy.hpp>
+#include <tact/timer.hpp>

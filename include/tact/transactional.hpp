@@ -10,4 +10,6 @@
 #include <tact/tx/behaviour.hpp>
 #include <tact/tx/message.hpp>
 #include <tact/tx/rollback.hpp>
+#include <tact/tx/sponsor.hpp>
+#include <tact/tx/timer.hpp>
 #include <tact/tx/transaction.hpp>

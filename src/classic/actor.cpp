@@ -8,6 +8,7 @@
 #include <tact/actor_system.hpp>
 #include <tact/detail/classic_hooks.hpp>
 
+#include "classic/anchor.hpp"
 #include "executor/executor.hpp"
 
 namespace tact {
@@ -28,6 +29,7 @@ actor::actor(actor_system& system)
     : executor_{system.executor_.get()}, queue_{executor_->admit()} {}
 
 actor::~actor() {
+  detail::drop_anchor(*this);
   if constexpr (build::checks) {
     if (const std::uint32_t queued = in_flight_.load(std::memory_order_seq_cst); queued > 0)
       executor_->report(diagnostic_kind::actor_destroyed_with_queued_messages,

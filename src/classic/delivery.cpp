@@ -3,6 +3,7 @@
 #include <tact/build_config.hpp>
 #include <tact/detail/classic_hooks.hpp>
 
+#include "classic/anchor.hpp"
 #include "executor/executor.hpp"
 #include "support/type_name.hpp"
 
@@ -40,6 +41,7 @@ void take_action(actor& a, allocation how) noexcept {
 }  // namespace
 
 void retire(actor& a, allocation how) noexcept {
+  close_anchor(a);
   actor_access::executor_of(a).count_finished();
   if constexpr (!build::checks) {
     actor_access::mark_finished(a);

@@ -26,6 +26,10 @@ std::atomic<executor*> default_executor{nullptr};
 
 constinit thread_local executor* scoped_executor __attribute__((tls_model("initial-exec"))) =
     nullptr;
+// With scoped_executor: the queue its new actors take (a sponsor's), or
+// worker::no_queue for round robin.
+constinit thread_local std::uint32_t scoped_home __attribute__((tls_model("initial-exec"))) =
+    worker::no_queue;
 
 std::uint32_t resolve_workers(const system_config& config) {
   const std::uint32_t workers =
@@ -73,7 +77,7 @@ executor::executor(const system_config& config, actor_system& owner,
       worker_count_{resolve_workers(config)},
       queue_count_{resolve_queues(config, worker_count_)},
       placement_{place ? place(worker_count_) : placement{}},
-      queues_{queue_count_,
+      queues_{queue_count_ + defaults::sponsors,
               [&](std::size_t) { return padded<work_queue>{config_.copy_queue_floor}; }},
       ownership_{queue_count_,
                  [&](std::size_t i) { return std::atomic<work_queue*>{&queues_[i]}; }},
@@ -85,13 +89,14 @@ executor::executor(const system_config& config, actor_system& owner,
                      w < placement_.victim_groups.size() ? placement_.victim_groups[w]
                                                          : std::vector<std::vector<std::uint32_t>>{}};
                }},
-      guests_{worker_count_,
+      guests_{worker_count_ + defaults::sponsors,
               [&](std::size_t i) {
                 return padded<worker>{*this, worker_count_ + static_cast<std::uint32_t>(i), 0u, 0u,
                                       std::vector<std::vector<std::uint32_t>>{}};
               }},
       guest_taken_{worker_count_, [](std::size_t) { return std::atomic<bool>{false}; }},
-      epochs_{2 * worker_count_} {
+      sponsor_taken_{defaults::sponsors, [](std::size_t) { return std::atomic<bool>{false}; }},
+      epochs_{2 * worker_count_ + defaults::sponsors} {
   if (!placement_.unavailable.empty())
     report(diagnostic_kind::topology_unavailable, placement_.unavailable);
   if (placement_.place_memory)
@@ -152,17 +157,27 @@ executor* executor::ambient() noexcept {
   return default_executor.load(std::memory_order_acquire);
 }
 
-void executor::set_scope(executor* scope) noexcept { scoped_executor = scope; }
+void executor::set_scope(executor* scope, std::uint32_t home) noexcept {
+  scoped_executor = scope;
+  scoped_home = home;
+}
 executor* executor::scope() noexcept { return scoped_executor; }
+std::uint32_t executor::scope_home() noexcept { return scoped_home; }
+
+std::uint32_t executor::home_in_scope() const noexcept {
+  return scoped_executor == this ? scoped_home : worker::no_queue;
+}
 
 std::uint32_t executor::admit() {
   if (stopping())
     throw std::logic_error{"tact: an actor was created on an actor_system that has stopped"};
+  const std::uint32_t home = home_in_scope();
   if (worker* self = this_worker()) {
     self->counters.actors_created.add();
-    return self->next_ticket();
+    return home != worker::no_queue ? home : self->next_ticket();
   }
   foreign_.created.fetch_add(1, std::memory_order_relaxed);
+  if (home != worker::no_queue) return home;
   return foreign_.ticket.fetch_add(1, std::memory_order_relaxed) % queue_count_;
 }
 
@@ -221,6 +236,58 @@ void executor::release_guest(worker* guest) noexcept {
   // Release: the next lender of this guest sees its state as we left it.
   guest_taken_[guest->index() - worker_count_].store(false, std::memory_order_release);
   lent_threads_.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+worker& executor::take_sponsor(void (*notify)(void*) noexcept, void* context) {
+  for (std::uint32_t k = 0; k < defaults::sponsors; ++k)
+    if (!sponsor_taken_[k].load(std::memory_order_relaxed) &&
+        !sponsor_taken_[k].exchange(true, std::memory_order_acquire)) {
+      worker& runner = guests_[worker_count_ + k];
+      runner.set_notify(notify, context);
+      // So that the first send to the new sponsor's actors notifies it.
+      queues_[sponsor_queue(runner)].register_waiter(&runner);
+      return runner;
+    }
+  throw std::runtime_error{"tact: a system has at most " + std::to_string(defaults::sponsors) +
+                           " sponsors at once"};
+}
+
+std::uint32_t executor::release_sponsor(worker& runner) noexcept {
+  const std::uint32_t left = queues_[sponsor_queue(runner)].discard(discard_handlers);
+  runner.set_notify(nullptr, nullptr);
+  // Release: the next sponsor in this slot sees the runner as we left it.
+  sponsor_taken_[runner.index() - 2 * worker_count_].store(false, std::memory_order_release);
+  return left;
+}
+
+std::uint64_t executor::run_sponsor(worker& runner) {
+  if (this_thread_worker != nullptr)
+    throw std::logic_error{
+        "tact: a sponsor was run from a behaviour; run it from its own thread (a worker "
+        "cannot lend itself)"};
+  // As take_guest: counted before stopping is read, so stop() waits for us.
+  lent_threads_.fetch_add(1, std::memory_order_seq_cst);
+  if (stopping()) {
+    lent_threads_.fetch_sub(1, std::memory_order_seq_cst);
+    return 0;
+  }
+  this_thread_worker = &runner;
+  on_guest_busy();
+  std::uint64_t ran = 0;
+  try {
+    ran = runner.drain(queues_[sponsor_queue(runner)]);
+  } catch (...) {
+    // Only std::bad_alloc from a queue that could not grow.
+    on_guest_idle();
+    this_thread_worker = nullptr;
+    lent_threads_.fetch_sub(1, std::memory_order_seq_cst);
+    throw;
+  }
+  on_guest_idle();
+  epochs_.abandon(runner.index());
+  this_thread_worker = nullptr;
+  lent_threads_.fetch_sub(1, std::memory_order_seq_cst);
+  return ran;
 }
 
 // Like a worker's park: the one that makes the system quiescent advances
@@ -347,7 +414,7 @@ void executor::wait_until_finished() {
     if (quiescent()) {
       const std::uint64_t live = live_actors();
       if (live == 0) return;
-      if (!reported) {
+      if (!reported && promised_posts_.load(std::memory_order_relaxed) == 0) {
         report(diagnostic_kind::idle_with_live_actors,
                "stop() is waiting for " + std::to_string(live) +
                    " actor(s) that have not finished, but no message is queued or running, so "
@@ -370,11 +437,12 @@ void executor::join_workers() noexcept {
   while (lent_threads_.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
 }
 
-void executor::stop() {
+void executor::stop(const std::function<void()>& before_join) {
   refuse_from_worker("stop()");
   std::lock_guard guard{stop_mutex_};
   if (stopped()) return;
   wait_until_finished();
+  if (before_join) before_join();
   join_workers();
   // Replaced behaviours, while the executor is whole: their destructors
   // may drop actor references, and a send from one is a dead letter.

@@ -73,8 +73,14 @@ class executor {
   // an ambient_scope's, else the running worker's, else the process
   // default. nullptr if none.
   static executor* ambient() noexcept;
-  static void set_scope(executor* scope) noexcept;
+  // The scope, and the queue that actors created in it take (a sponsor's;
+  // worker::no_queue: round robin).
+  static void set_scope(executor* scope, std::uint32_t home) noexcept;
   static executor* scope() noexcept;
+  static std::uint32_t scope_home() noexcept;
+  // The queue the scope on this thread gives this executor's new actors,
+  // or worker::no_queue.
+  std::uint32_t home_in_scope() const noexcept;
 
   // ---- for actor models; safe from any thread ----
 
@@ -142,10 +148,35 @@ class executor {
   void on_guest_busy() noexcept { busy_guests_.fetch_add(1, std::memory_order_seq_cst); }
   void on_guest_idle() noexcept;
   work_queue& queue_at(std::uint32_t index) noexcept { return queues_[index]; }
+  // ---- sponsors (threads outside the pool that run chosen actors) ----
+  // A free sponsor slot: the worker its sponsor runs as, whose wake()
+  // calls `notify(context)`, and which alone processes its queue
+  // (sponsor_queue): workers and guests never look at it.
+  // std::runtime_error when all defaults::sponsors slots are taken.
+  worker& take_sponsor(void (*notify)(void*) noexcept, void* context);
+  // The slot is free again. Returns how many messages were still queued
+  // (dropped, as at stop()).
+  std::uint32_t release_sponsor(worker& runner) noexcept;
+  std::uint32_t sponsor_queue(const worker& runner) const noexcept {
+    return queue_count_ + (runner.index() - 2 * worker_count_);
+  }
+  // On the sponsor's thread, which must not be a worker (std::logic_error):
+  // runs the sponsor's queue until it is empty (worker::drain), counting
+  // as a guest pass for quiescence. Returns the messages run; 0 at once
+  // once the system is stopping.
+  std::uint64_t run_sponsor(worker& runner);
 
+  // Sends promised by something outside the workers (one per armed
+  // timer): while any is outstanding, stop() does not report idle live
+  // actors as waiting for a send that cannot come.
+  void promise_posts(std::int32_t change) noexcept {
+    promised_posts_.fetch_add(change, std::memory_order_relaxed);
+  }
   // ---- lifecycle (not from a worker: std::logic_error) ----
   void await_quiescence();
-  void stop();
+  // `before_join` runs once every actor has finished, while workers still
+  // take messages: for what must stop posting first (the timer thread).
+  void stop(const std::function<void()>& before_join = {});
 
   // ---- for workers ----
 
@@ -207,10 +238,15 @@ class executor {
   fixed_array<padded<work_queue>> queues_;           // master array
   fixed_array<std::atomic<work_queue*>> ownership_;  // seed: worker_queues
   fixed_array<padded<worker>> workers_;
-  fixed_array<padded<worker>> guests_;            // indices worker_count_ and up
+  // Guests (indices worker_count_ and up), then sponsors' runners (indices
+  // 2 * worker_count_ and up), whose queues follow the queue_count_ that
+  // workers own.
+  fixed_array<padded<worker>> guests_;
   fixed_array<std::atomic<bool>> guest_taken_;
+  fixed_array<std::atomic<bool>> sponsor_taken_;
   std::atomic<std::uint32_t> lent_threads_{0};    // guests taken (stop waits for 0)
   std::atomic<std::uint32_t> busy_guests_{0};
+  std::atomic<std::int32_t> promised_posts_{0};
   std::vector<std::thread> threads_;
   padded<foreign_counters> foreign_;
   epochs epochs_;

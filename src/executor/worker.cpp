@@ -92,7 +92,7 @@ bool worker::sweep() {
   return worked;
 }
 
-void worker::process(work_queue& q) {
+std::uint64_t worker::process(work_queue& q) {
   copy_queue& batch = q.batch();
   counters.gulps.add();
   counters.gulped_messages.add(batch.size());
@@ -123,6 +123,27 @@ void worker::process(work_queue& q) {
   counters.messages_sent.add(appended);
   counters.messages_processed.add(processed);
   q.finish();
+  return processed;
+}
+
+std::uint64_t worker::drain(work_queue& q) {
+  std::uint64_t ran = 0;
+  for (;;) {
+    switch (q.gulp()) {
+      case work_queue::gulp_result::taken:
+        ran += process(q);
+        break;
+      case work_queue::gulp_result::empty:
+        // Under the queue's lock: a send either came before (we go round
+        // again) or comes after and finds us registered.
+        if (q.register_waiter(this)) return ran;
+        break;
+      case work_queue::gulp_result::busy:
+        // Another thread is running this sponsor (the program called it
+        // from two threads): that one finishes the work.
+        return ran;
+    }
+  }
 }
 
 bool worker::steal() {
@@ -354,6 +375,7 @@ void worker::sleep() noexcept {
 }
 
 void worker::wake() noexcept {
+  if (notify_ != nullptr) return notify_(notify_context_);
   // An unconditional exchange: it reads the latest state, so it cannot miss
   // a park that is committing concurrently.
   const std::uint32_t previous = state_.exchange(running, std::memory_order_seq_cst);

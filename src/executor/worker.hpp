@@ -31,8 +31,19 @@ class worker {
   // The thread's body: returns once the executor is stopping.
   void run();
 
-  // Any thread: makes a parked (or parking) worker sweep again.
+  // Any thread: makes a parked (or parking) worker sweep again; for a
+  // sponsor's runner, tells the sponsor (see set_notify).
   void wake() noexcept;
+  // A sponsor's runner: wake() calls notify(context) instead of waking a
+  // thread of the pool.
+  void set_notify(void (*notify)(void*) noexcept, void* context) noexcept {
+    notify_ = notify;
+    notify_context_ = context;
+  }
+  // A sponsor's runner, on the sponsor's thread: runs batches of q (its
+  // sponsor's queue) until q is empty, then registers as q's waiter, so
+  // that the next send to q calls wake(). Returns the messages it ran.
+  std::uint64_t drain(work_queue& q);
 
   // Only on this worker's thread. A send to the queue whose batch this
   // worker is processing joins that batch directly, with no lock, while
@@ -83,7 +94,7 @@ class worker {
   enum state : std::uint32_t { running, parking, watching, sleeping };
 
   bool sweep();
-  void process(work_queue& q);
+  std::uint64_t process(work_queue& q);
   bool steal();
   bool steal_from(std::uint32_t victim);
   std::optional<std::uint32_t> worth_stealing(const worker& victim) noexcept;
@@ -115,6 +126,8 @@ class worker {
   };
   std::vector<victim_progress> progress_;
   std::atomic<std::uint32_t> state_{running};
+  void (*notify_)(void*) noexcept = nullptr;
+  void* notify_context_ = nullptr;
   // When this worker last tried to steal (steady clock ticks), for the
   // longest-victim policy. Written only by this worker.
   std::atomic<std::int64_t> last_steal_attempt_{0};

@@ -1,6 +1,8 @@
 #include <tact/actor_system.hpp>
 
 #include "executor/executor.hpp"
+#include "executor/worker.hpp"
+#include "helpers/timer_service.hpp"
 #include "system/machine_placement.hpp"
 
 namespace tact {
@@ -8,9 +10,10 @@ namespace tact {
 actor_system::actor_system(system_config config)
     : executor_{std::make_unique<detail::executor>(config, *this, [&](std::uint32_t workers) {
         return detail::machine_placement(config, workers);
-      })} {}
+      })},
+      timers_{std::make_unique<detail::timer_service>(*executor_)} {}
 
-actor_system::~actor_system() = default;  // the executor stops itself
+actor_system::~actor_system() { stop(); }
 
 std::uint32_t actor_system::workers() const noexcept { return executor_->worker_count(); }
 std::uint32_t actor_system::queues() const noexcept { return executor_->queue_count(); }
@@ -18,17 +21,24 @@ const system_config& actor_system::config() const noexcept { return executor_->c
 bool actor_system::stopped() const noexcept { return executor_->stopped(); }
 system_stats actor_system::stats() const { return executor_->stats(); }
 void actor_system::await_quiescence() { executor_->await_quiescence(); }
-void actor_system::stop() { executor_->stop(); }
+void actor_system::stop() {
+  executor_->stop([this] { timers_->shutdown(); });
+}
 
 namespace detail {
 
 executor& executor_of(actor_system& system) noexcept { return *system.executor_; }
+timer_service& timers_of(actor_system& system) noexcept { return *system.timers_; }
 
-ambient_scope::ambient_scope(actor_system& system) noexcept : previous_{executor::scope()} {
-  executor::set_scope(system.executor_.get());
+ambient_scope::ambient_scope(actor_system& system) noexcept
+    : ambient_scope{system, worker::no_queue} {}
+
+ambient_scope::ambient_scope(actor_system& system, std::uint32_t home) noexcept
+    : previous_{executor::scope()}, previous_home_{executor::scope_home()} {
+  executor::set_scope(system.executor_.get(), home);
 }
 
-ambient_scope::~ambient_scope() { executor::set_scope(previous_); }
+ambient_scope::~ambient_scope() { executor::set_scope(previous_, previous_home_); }
 
 }  // namespace detail
 }  // namespace tact

@@ -348,13 +348,42 @@ cell* create(behaviour_base* b, bool serialized, actor_system* system) {
   (void)registered;
   auto* c = new cell;
   c->ex = ex;
-  c->home = ex->next_queue();
-  c->serialized.store(serialized, std::memory_order_relaxed);
+  // Created for a sponsor (see sponsor::spawn): serialized on its queue.
+  const std::uint32_t sponsored = ex->home_in_scope();
+  c->home = sponsored != worker::no_queue ? sponsored : ex->next_queue();
+  c->serialized.store(serialized || sponsored != worker::no_queue, std::memory_order_relaxed);
   c->slot.store(reinterpret_cast<std::uintptr_t>(b), std::memory_order_relaxed);
   return c;
 }
 
 const ::tact::tx::actor_ref* self() noexcept { return current != nullptr ? current->self : nullptr; }
+
+actor_system& system_of(const cell* c) noexcept { return c->ex->owner(); }
+
+bool post_envelope(cell* to, void* payload, run_fn run_payload) noexcept {
+  executor& ex = *to->ex;
+  if (ex.stopping()) return false;
+  try {
+    ex.post(nullptr, place(ex, nullptr, *to, false), to, payload, run_payload);
+  } catch (...) {
+    return false;  // the queue could not grow
+  }
+  return true;
+}
+
+bool forward_envelope(cell* to, void* payload, run_fn run_payload) noexcept {
+  worker& w = *to->ex->this_worker();
+  if (!to->serialized.load(std::memory_order_relaxed) || w.current_queue() == to->home)
+    return false;
+  to->ex->post(&w, to->home, to, payload, run_payload);
+  return true;
+}
+
+void run_here(message* m, cell* to) noexcept {
+  retain(to);
+  message_access::address(*m, to);
+  run(to, m);
+}
 
 void on_commit(std::function<void()> action) {
   if (current == nullptr)

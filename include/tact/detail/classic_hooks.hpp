@@ -36,6 +36,7 @@ struct actor_access {
   static allocation take_deferred(actor& a) noexcept {
     return a.deferred_.exchange(allocation::Nodelete, std::memory_order_acq_rel);
   }
+  static std::atomic<anchor*>& anchor_slot(actor& a) noexcept { return a.anchor_; }
   static bool land_one(actor& a) noexcept {
     return a.in_flight_.fetch_sub(1, std::memory_order_seq_cst) == 1;
   }
@@ -44,6 +45,24 @@ struct actor_access {
 struct message_access {
   static void mark_sent(message& m) noexcept { m.sent_.store(true, std::memory_order_relaxed); }
 };
+
+// A weak reference to a classic actor, for things that outlive it and must
+// reach it only while it runs (a timer: the actor may return Delete while
+// one is pending). It closes when the actor finishes or is destroyed,
+// waiting for a holder of the lock to let go, so a holder that found it
+// open may use the actor until it unlocks. Reference counted.
+class anchor;
+// A new reference to a's anchor, made on first use. Any thread, while the
+// actor exists.
+TACT_API anchor* anchor_of(actor& a);
+TACT_API void release(anchor* h) noexcept;
+// Locks h and returns its actor if it has not finished; else unlocks and
+// returns nullptr.
+TACT_API actor* lock(anchor* h) noexcept;
+TACT_API void unlock(anchor* h) noexcept;
+// Whether the actor has not finished. Exact on the actor's own queue (a
+// delivery after the one that finished it sees false); a hint elsewhere.
+TACT_API bool open(const anchor* h) noexcept;
 
 // Posts the envelope {target, message, run} to work queue `queue` of `ex`:
 // the only seam between the actor models and the executor. The three words

@@ -112,4 +112,24 @@ TACT_API void on_commit(std::function<void()> action);
 // The running handler's actor, or nullptr outside a handler.
 TACT_API const ::tact::tx::actor_ref* self() noexcept;
 
+// The system an actor belongs to.
+TACT_API actor_system& system_of(const cell* c) noexcept;
+
+// For envelopes that carry something other than a message (a timer):
+// posts {to, payload, run} to the queue a message to `to` would take, from
+// a thread that is not one of its system's workers. False if the system is
+// stopping. Does not count a reference to `to`: the payload must hold one.
+TACT_API bool post_envelope(cell* to, void* payload, void (*run)(void*, void*) noexcept) noexcept;
+
+// On a worker running such an envelope: if `to` is serialized and this is
+// not its home queue, re-posts the envelope there (as a message would be)
+// and returns true.
+TACT_API bool forward_envelope(cell* to, void* payload,
+                               void (*run)(void*, void*) noexcept) noexcept;
+
+// On a worker running such an envelope, on `to`'s home queue if it is
+// serialized: addresses m to `to` (taking a reference) and runs it here
+// and now, as if it had been queued.
+TACT_API void run_here(::tact::tx::message* m, cell* to) noexcept;
+
 }  // namespace tact::detail::tx

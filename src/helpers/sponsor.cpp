@@ -1,0 +1,100 @@
+#include <tact/sponsor.hpp>
+
+#include <pthread.h>
+
+#include <chrono>
+#include <string>
+
+#include "executor/executor.hpp"
+#include "executor/worker.hpp"
+#include "support/futex.hpp"
+
+namespace tact {
+
+sponsor::sponsor(actor_system& system, std::function<void()> wake)
+    : system_{system}, wake_{std::move(wake)} {
+  detail::executor& ex = detail::executor_of(system);
+  runner_ = &ex.take_sponsor(&sponsor::notify, this);
+  home_ = ex.sponsor_queue(*runner_);
+}
+
+sponsor::~sponsor() {
+  detail::executor& ex = detail::executor_of(system_);
+  if (const std::uint32_t left = ex.release_sponsor(*runner_); left > 0)
+    ex.report(diagnostic_kind::messages_unreceived,
+              std::to_string(left) +
+                  " message(s) were still queued for a sponsor's actors when the sponsor was "
+                  "destroyed; they were dropped (run it, or finish its actors, first)");
+}
+
+// From the runner's wake(): a send found this sponsor idle.
+void sponsor::notify(void* self) noexcept {
+  auto& s = *static_cast<sponsor*>(self);
+  s.ring();
+  if (s.wake_) s.wake_();
+}
+
+void sponsor::ring() noexcept {
+  bell_.fetch_add(1, std::memory_order_seq_cst);
+  detail::futex_wake_all(bell_);
+}
+
+void sponsor::wait_for_mail(std::uint32_t seen, std::chrono::nanoseconds timeout) noexcept {
+  detail::futex_wait_for(bell_, seen, timeout);
+}
+
+void sponsor::wait_for_mail(std::uint32_t seen) noexcept { detail::futex_wait(bell_, seen); }
+
+std::size_t sponsor::run_pending() {
+  return static_cast<std::size_t>(detail::executor_of(system_).run_sponsor(*runner_));
+}
+
+// The bell is read before each run: a send after the run registered the
+// runner as its queue's waiter rings it, so a changed bell means mail, and
+// an unchanged one lets us sleep without missing any. The workers' going
+// idle rings nothing here, so while they are busy we sleep at most a
+// millisecond at a time to look again; once they are idle and our queue
+// is empty we return, without waiting.
+std::size_t sponsor::run_until_quiescent() {
+  detail::executor& ex = detail::executor_of(system_);
+  std::size_t ran = 0;
+  for (;;) {
+    const std::uint32_t seen = bell();
+    ran += run_pending();
+    if (ex.stopping()) return ran;
+    if (bell() != seen) continue;
+    if (ex.quiescent()) {
+      if (bell() == seen) return ran;
+      continue;
+    }
+    wait_for_mail(seen, std::chrono::milliseconds{1});
+  }
+}
+
+dedicated_sponsor::dedicated_sponsor(actor_system& system, const std::string& thread_name)
+    : sponsor{system} {
+  thread_ = std::thread{[this] { loop(); }};
+  pthread_setname_np(thread_.native_handle(), thread_name.substr(0, 15).c_str());
+}
+
+dedicated_sponsor::~dedicated_sponsor() {
+  closing_.store(true, std::memory_order_seq_cst);
+  ring();
+  thread_.join();
+}
+
+void dedicated_sponsor::loop() noexcept {
+  for (;;) {
+    const std::uint32_t seen = bell();
+    if (closing_.load(std::memory_order_seq_cst)) return;
+    try {
+      run_pending();
+    } catch (...) {
+      // std::bad_alloc from a queue that could not grow: the message that
+      // caused it is lost, as for a send that throws; carry on.
+    }
+    wait_for_mail(seen);
+  }
+}
+
+}  // namespace tact

@@ -1,0 +1,80 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <tact/detail/timer_core.hpp>
+
+namespace tact::detail {
+
+class executor;
+
+// The one timer facility of a system: a thread that sleeps until the
+// earliest timer is due, then posts its envelope. Other threads reach it
+// through two lock-free inboxes (timers to start, timers cancelled while in
+// its heap) and a futex bell; the heap itself belongs to the thread alone.
+// The thread starts with the first timer; an idle facility uses no CPU.
+class timer_service {
+ public:
+  explicit timer_service(executor& ex) noexcept : ex_{ex} {}
+  // shutdown() must have run.
+  ~timer_service();
+  timer_service(const timer_service&) = delete;
+  timer_service& operator=(const timer_service&) = delete;
+
+  executor& owner() const noexcept { return ex_; }
+  // Starts the thread if it is not running (std::system_error if it
+  // cannot be). Any thread.
+  void ensure_thread();
+  // Schedules r (due_ set, its send promised to the executor), adopting
+  // one reference. Any thread; after shutdown() the timer simply ends.
+  void start(timer_record* r) noexcept;
+  // r was cancelled while it may be in the heap: take it out now rather
+  // than when it comes due, so cancelled timers hold no memory. Adopts one
+  // reference. Any thread.
+  void cancelled(timer_record* r) noexcept;
+  // Stops the thread and ends every timer still scheduled (their messages
+  // are freed; cancel() on them returns false), and every timer started
+  // from now on. Before the executor stops taking messages: a timer's
+  // envelope may still be queued. Idempotent.
+  void shutdown() noexcept;
+
+ private:
+  static constexpr std::size_t not_in_heap = static_cast<std::size_t>(-1);
+
+  void run() noexcept;
+  void push(std::atomic<timer_record*>& inbox, timer_record* timer_record::*link,
+            timer_record* r) noexcept;
+  void take_starts() noexcept;
+  void take_cancels() noexcept;
+  void expire(timer_record* r, std::chrono::steady_clock::time_point now) noexcept;
+  void end(timer_record* r) noexcept;
+  // The heap: a binary min-heap on (due_, sequence_), each record knowing
+  // its index so a cancelled one can be taken out in O(log n).
+  bool before(const timer_record* a, const timer_record* b) const noexcept;
+  void place(std::size_t i, timer_record* r) noexcept;
+  void sift_up(std::size_t i) noexcept;
+  void sift_down(std::size_t i) noexcept;
+  void insert(timer_record* r) noexcept;
+  void erase(timer_record* r) noexcept;
+
+  executor& ex_;
+  std::atomic<timer_record*> starts_{nullptr};
+  std::atomic<timer_record*> cancels_{nullptr};
+  // Rung when an inbox goes from empty to not; the thread sleeps on it.
+  std::atomic<std::uint32_t> bell_{0};
+  std::atomic<bool> closing_{false};
+  std::atomic<bool> started_{false};
+  std::mutex start_mutex_;  // starting the thread, once; shutdown
+  bool closed_ = false;     // under start_mutex_
+  std::thread thread_;
+  // The thread's own.
+  std::vector<timer_record*> heap_;
+  std::uint64_t sequence_ = 0;
+};
+
+}  // namespace tact::detail

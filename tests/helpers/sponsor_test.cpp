@@ -1,0 +1,387 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <tact/tact.hpp>
+#include <tact/transactional.hpp>
+
+#include "support/test_support.hpp"
+
+// Sponsors: actors bound to the calling thread, to an event loop, or to a
+// thread of their own run only there; their sends to unbound actors go to
+// the pool and come back; many threads sending to a bound actor get
+// exactly-once, per-sender FIFO delivery; and the misuses are refused.
+namespace {
+
+using namespace std::chrono_literals;
+namespace tx = tact::tx;
+
+struct item : tact::message {
+  item(std::uint32_t s, std::uint64_t q) : sender{s}, seq{q} { set_allocation(tact::allocation::Delete); }
+  std::uint32_t sender;
+  std::uint64_t seq;
+};
+
+// Counts what arrives and on which thread.
+struct sink : tact::actor {
+  std::atomic<std::uint64_t> count{0};
+  std::atomic<std::uint64_t> off_thread{0};
+  std::thread::id expected_thread;
+  bool check_thread = false;
+  tact::allocation receive(item&) {
+    if (check_thread && std::this_thread::get_id() != expected_thread) ++off_thread;
+    ++count;
+    return Nodelete;
+  }
+};
+
+// Forwards to the next stage, noting where it ran.
+struct stage : tact::actor {
+  stage(stage* next_stage, sink* last) : next_{last}, stage_next_{next_stage} {}
+  std::thread::id ran_on;
+  std::uint64_t elsewhere = 0;
+  tact::allocation receive(item& m) {
+    if (ran_on == std::thread::id{}) ran_on = std::this_thread::get_id();
+    if (std::this_thread::get_id() != ran_on) ++elsewhere;
+    auto& copy = *new item{m.sender, m.seq};
+    if (stage_next_ != nullptr)
+      *stage_next_ | copy;
+    else
+      *next_ | copy;
+    return Nodelete;
+  }
+  sink* next_;
+  stage* stage_next_;
+};
+
+}  // namespace
+
+TEST_CASE("a pipeline bound to the calling thread runs there; its sends to the pool go out") {
+  tact::actor_system system{{.workers = 2}};
+  tact::sponsor here{system};
+  auto& out = system.spawn<sink>();
+  out.expected_thread = std::this_thread::get_id();  // it must NOT run here
+  auto& s3 = here.spawn<stage>(nullptr, &out);
+  auto& s2 = here.spawn<stage>(&s3, nullptr);
+  auto& s1 = here.spawn<stage>(&s2, nullptr);
+  constexpr std::uint64_t n = 10'000;
+  for (std::uint64_t i = 0; i < n; ++i) s1 | *new item{0, i};
+  const std::size_t ran = here.run_until_quiescent();
+  CHECK(ran == 3 * n);
+  const auto main_thread = std::this_thread::get_id();
+  CHECK(s1.ran_on == main_thread);
+  CHECK(s2.ran_on == main_thread);
+  CHECK(s3.ran_on == main_thread);
+  CHECK(s1.elsewhere + s2.elsewhere + s3.elsewhere == 0);
+  CHECK(out.count.load() == n);  // the pool's part is done too
+  s1 | tact::delete_msg;
+  s2 | tact::delete_msg;
+  s3 | tact::delete_msg;
+  here.run_until_quiescent();
+  out | tact::delete_msg;
+  system.stop();
+}
+
+namespace {
+
+struct question : tact::message {
+  explicit question(tact::actor& from) : asker{&from} {}
+  tact::actor* asker;
+};
+struct answer : tact::message {};
+
+struct asker;
+struct responder : tact::actor {
+  tact::allocation receive(question& q);
+  answer reply_;
+  std::atomic<bool> ran_on_main{false};
+  std::thread::id main_thread;
+};
+struct asker : tact::actor {
+  explicit asker(responder& r) : r_{&r} {}
+  tact::allocation receive(answer&) {
+    ++answers;
+    if (answers < 100) *r_ | q_;
+    return Nodelete;
+  }
+  responder* r_;
+  question q_{*this};
+  int answers = 0;
+};
+tact::allocation responder::receive(question& q) {
+  if (std::this_thread::get_id() == main_thread) ran_on_main.store(true);
+  static_cast<asker&>(*q.asker) | reply_;
+  return Nodelete;
+}
+
+}  // namespace
+
+TEST_CASE("run_until_quiescent waits for replies on their way back from the pool") {
+  tact::actor_system system{{.workers = 2}};
+  tact::sponsor here{system};
+  auto& r = system.spawn<responder>();
+  r.main_thread = std::this_thread::get_id();
+  auto& a = here.spawn<asker>(r);
+  answer first;
+  a | first;
+  here.run_until_quiescent();
+  CHECK(a.answers == 100);
+  CHECK_FALSE(r.ran_on_main.load());
+  a | tact::delete_msg;
+  here.run_until_quiescent();
+  r | tact::delete_msg;
+  system.stop();
+}
+
+namespace {
+
+// Checks per-sender order; the test reads the result after quiescence.
+struct ordered : tact::actor {
+  explicit ordered(std::uint32_t senders) : next(senders, 0) {}
+  std::vector<std::uint64_t> next;
+  std::uint64_t out_of_order = 0;
+  std::uint64_t received = 0;
+  std::atomic<std::uint64_t> published{0};
+  tact::allocation receive(item& m) {
+    if (m.seq != next[m.sender]) ++out_of_order;
+    next[m.sender] = m.seq + 1;
+    published.store(++received, std::memory_order_release);
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("many threads sending to a bound actor: exactly once and in order per sender") {
+  constexpr std::uint32_t senders = 4;
+  const std::uint64_t per_sender = tact::test::scaled(20'000);
+  tact::actor_system system{{.workers = 8}};  // oversubscribed on purpose
+  tact::sponsor here{system};
+  auto& target = here.spawn<ordered>(senders);
+  std::vector<std::thread> threads;
+  for (std::uint32_t s = 0; s < senders; ++s)
+    threads.emplace_back([&, s] {
+      for (std::uint64_t i = 0; i < per_sender; ++i) target | *new item{s, i};
+    });
+  const std::uint64_t total = senders * per_sender;
+  while (target.published.load(std::memory_order_acquire) < total) here.run_until_quiescent();
+  for (auto& t : threads) t.join();
+  here.run_until_quiescent();
+  CHECK(target.received == total);
+  CHECK(target.out_of_order == 0);
+  for (std::uint32_t s = 0; s < senders; ++s) CHECK(target.next[s] == per_sender);
+  target | tact::delete_msg;
+  here.run_until_quiescent();
+  system.stop();
+}
+
+namespace {
+
+// A tiny event loop, as a GUI toolkit has: tasks posted from any thread
+// run in order on the loop's thread.
+class event_loop {
+ public:
+  event_loop() : thread_{[this] { run(); }} {}
+  ~event_loop() {
+    post({});
+    thread_.join();
+  }
+  void post(std::function<void()> task) {
+    {
+      std::lock_guard guard{mutex_};
+      tasks_.push_back(std::move(task));
+    }
+    ready_.notify_one();
+  }
+  std::thread::id id() const { return thread_.get_id(); }
+
+ private:
+  void run() {
+    for (;;) {
+      std::unique_lock lock{mutex_};
+      ready_.wait(lock, [this] { return !tasks_.empty(); });
+      auto task = std::move(tasks_.front());
+      tasks_.pop_front();
+      lock.unlock();
+      if (!task) return;
+      task();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> tasks_;
+  std::thread thread_;
+};
+
+}  // namespace
+
+TEST_CASE("a sponsor bound to an event loop is woken through it and runs on its thread") {
+  tact::actor_system system{{.workers = 2}};
+  event_loop loop;
+  std::atomic<int> wakes{0};
+  std::unique_ptr<tact::sponsor> gui;
+  gui = std::make_unique<tact::sponsor>(system, [&] {
+    ++wakes;
+    loop.post([&] { gui->run_pending(); });
+  });
+  auto& view = gui->spawn<sink>();
+  view.expected_thread = loop.id();
+  view.check_thread = true;
+  constexpr std::uint64_t n = 5'000;
+  std::thread sender{[&] {
+    for (std::uint64_t i = 0; i < n; ++i) view | *new item{0, i};
+  }};
+  sender.join();
+  while (view.count.load() < n) std::this_thread::sleep_for(1ms);
+  CHECK(view.off_thread.load() == 0);
+  CHECK(wakes.load() >= 1);
+  CHECK(static_cast<std::uint64_t>(wakes.load()) <= n);  // coalesced: one per idle spell
+  // The pill's wake-up (or the run in progress) is queued on the loop
+  // before this task.
+  view | tact::delete_msg;
+  std::promise<void> drained;
+  loop.post([&] { drained.set_value(); });
+  drained.get_future().wait();
+  gui.reset();
+  system.stop();
+}
+
+namespace {
+
+struct blocking_read : tact::message {
+  std::atomic<bool>* go;
+  std::atomic<bool>* inside;
+};
+struct device : tact::actor {
+  tact::allocation receive(blocking_read& m) {
+    m.inside->store(true);
+    while (!m.go->load()) std::this_thread::sleep_for(100us);
+    return Nodelete;
+  }
+};
+struct echo : tact::request<int> {};
+struct echoer : tact::actor {
+  tact::allocation receive(echo& m) {
+    m.reply(42);
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a dedicated sponsor runs a blocking actor without holding a worker") {
+  tact::actor_system system{{.workers = 1}};
+  tact::dedicated_sponsor io{system};
+  auto& dev = io.spawn<device>();
+  auto& e = system.spawn<echoer>();
+  std::atomic<bool> go{false};
+  std::atomic<bool> inside{false};
+  blocking_read read;
+  read.go = &go;
+  read.inside = &inside;
+  dev | read;
+  while (!inside.load()) std::this_thread::yield();
+  // The pool's only worker is free while the device blocks.
+  auto r = tact::ask(e, echo{}, 60s);
+  CHECK(r.has_value());
+  go.store(true);
+  dev | tact::delete_msg;
+  e | tact::delete_msg;
+  system.stop();  // the sponsor's thread finishes the device meanwhile
+}
+
+TEST_CASE("transactional actors bound to a sponsor run on its thread, one at a time") {
+  tact::actor_system system{{.workers = 2}};
+  tact::sponsor here{system};
+  auto main_thread = std::this_thread::get_id();
+  auto elsewhere = std::make_shared<std::atomic<int>>(0);
+  struct add {
+    int n;
+  };
+  std::function<tx::behaviour(long)> counter = [&](long total) -> tx::behaviour {
+    return {[&, total, elsewhere](add a) {
+              if (std::this_thread::get_id() != main_thread) ++*elsewhere;
+              tx::become(counter(total + a.n));
+            },
+            [total](const tx::actor_ref& customer, int) { tx::send(customer, total); }};
+  };
+  auto c = tx::spawn(here, counter(0));
+  std::thread sender{[&] {
+    for (int i = 1; i <= 1000; ++i) tx::send(c, add{i});
+  }};
+  sender.join();
+  here.run_until_quiescent();
+  CHECK(elsewhere->load() == 0);
+  auto total = std::make_shared<std::atomic<long>>(-1);
+  auto reader = tx::spawn(system, tx::behaviour{[total](long t) { total->store(t); }});
+  tx::send(c, reader, 0);
+  while (total->load() < 0) here.run_until_quiescent();
+  CHECK(total->load() == 500'500);
+  CHECK(system.stats().total.tx_collisions == 0);
+  system.stop();
+}
+
+namespace {
+struct runs_sponsor : tact::message {
+  tact::sponsor* s;
+  std::atomic<int>* refused;
+};
+struct meddler : tact::actor {
+  tact::allocation receive(runs_sponsor& m) {
+    try {
+      m.s->run_pending();
+    } catch (const std::logic_error&) {
+      ++*m.refused;
+    }
+    return Nodelete;
+  }
+};
+}  // namespace
+
+TEST_CASE("sponsors refuse to run from a behaviour, and a system has a bounded number") {
+  tact::actor_system system{{.workers = 1}};
+  tact::sponsor here{system};
+  auto& m = system.spawn<meddler>();
+  std::atomic<int> refused{0};
+  runs_sponsor msg;
+  msg.s = &here;
+  msg.refused = &refused;
+  m | msg;
+  system.await_quiescence();
+  CHECK(refused.load() == 1);
+  std::vector<std::unique_ptr<tact::sponsor>> more;
+  for (std::uint32_t i = 1; i < tact::defaults::sponsors; ++i)
+    more.push_back(std::make_unique<tact::sponsor>(system));
+  CHECK_THROWS_AS(tact::sponsor{system}, std::runtime_error);
+  more.pop_back();
+  CHECK_NOTHROW(tact::sponsor{system});  // a slot freed is taken again
+  m | tact::delete_msg;
+  system.stop();
+}
+
+TEST_CASE("a sponsor destroyed with mail still queued reports it") {
+  tact::test::diagnostics_log log;
+  tact::actor_system system{{.workers = 1, .on_diagnostic = log.handler()}};
+  sink* orphan = nullptr;
+  item never_run{0, 0};
+  never_run.set_allocation(tact::allocation::Nodelete);  // dropped envelopes run no action
+  {
+    tact::sponsor idle{system};
+    orphan = &idle.spawn<sink>();
+    *orphan | never_run;
+  }
+  CHECK(log.count(tact::diagnostic_kind::messages_unreceived) == 1);
+  delete orphan;  // never ran: the program ends it by hand (and is told)
+  system.stop();
+}
