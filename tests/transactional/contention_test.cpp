@@ -109,13 +109,15 @@ TEST_CASE("sends to self keep their actor alive through commits, collisions and 
 }
 
 // A scripted interleaving: the first increment to enter its handler waits
-// there until a second increment, run by another worker (stealing takes the
-// second's queue from the blocked one), has committed its become. The first
-// then loses the compare-and-swap: a collision, and then either a retry
-// against the new behaviour or, at collision_limit 1, serialization.
+// there until a second increment, run by the other worker, has committed
+// its become. The first then loses the compare-and-swap: a collision, and
+// then either a retry against the new behaviour or, at collision_limit 1,
+// serialization. One queue per worker, so that sends from this thread
+// (round robin over the queues) put the two increments on different
+// workers without relying on a steal from the blocked one.
 TEST_CASE("a become that loses the race is retried against the new behaviour") {
   const std::uint32_t limit = GENERATE(1u, 8u);
-  tact::actor_system system{{.workers = 2, .collision_limit = limit}};
+  tact::actor_system system{{.workers = 2, .queues = 2, .collision_limit = limit}};
   std::atomic<int> entered{0};
   std::atomic<bool> other_committed{false};
   const tx::actor_ref witness =
