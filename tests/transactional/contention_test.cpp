@@ -112,12 +112,15 @@ TEST_CASE("sends to self keep their actor alive through commits, collisions and 
 // there until a second increment, run by the other worker, has committed
 // its become. The first then loses the compare-and-swap: a collision, and
 // then either a retry against the new behaviour or, at collision_limit 1,
-// serialization. One queue per worker, so that sends from this thread
-// (round robin over the queues) put the two increments on different
-// workers without relying on a steal from the blocked one.
+// serialization. Three queues, so that what this thread creates and sends
+// (round robin over the queues) lands without relying on a steal from the
+// blocked worker: the witness's home on queue 0, the counter's home on 1
+// (worker 1's), the increments on 2 (worker 1's) and 0 (worker 0's).
+// Neither increment is on the home queue, so at collision_limit 1 the
+// loser is always forwarded there rather than retried in place.
 TEST_CASE("a become that loses the race is retried against the new behaviour") {
   const std::uint32_t limit = GENERATE(1u, 8u);
-  tact::actor_system system{{.workers = 2, .queues = 2, .collision_limit = limit}};
+  tact::actor_system system{{.workers = 2, .queues = 3, .collision_limit = limit}};
   std::atomic<int> entered{0};
   std::atomic<bool> other_committed{false};
   const tx::actor_ref witness =
