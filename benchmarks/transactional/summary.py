@@ -8,7 +8,6 @@ collisions, retries, serializations and forwards per iteration of the
 counter benchmarks."""
 import os
 import sys
-from collections import defaultdict
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import gbench_json  # noqa: E402
@@ -16,21 +15,8 @@ import gbench_json  # noqa: E402
 CONTENTION = ("collisions", "retries", "serializations", "forwards")
 
 
-def medians(path):
-    """{benchmark: {workers: median run}} for runs reporting per_msg."""
-    found = defaultdict(dict)
-    for run in gbench_json.medians(path):
-        if "per_msg" not in run:
-            continue
-        # run_name: benchmark/workers:N[/iterations:K]/real_time
-        parts = run["run_name"].split("/")
-        workers = next((p.split(":")[1] for p in parts if p.startswith("workers:")), "-")
-        found[parts[0]][workers] = run
-    return found
-
-
 def main(path):
-    m = medians(path)
+    m = gbench_json.per_message_medians(path)
     if not m:
         return 0  # the name filter matched nothing here
     workers = sorted({w for by_workers in m.values() for w in by_workers})
