@@ -25,25 +25,10 @@ def main(path):
     m = gbench_json.per_message_medians(path)
     if not m:
         return 0  # the name filter matched nothing here
-    workers = sorted({w for by_workers in m.values() for w in by_workers})
-    header = "".join(f"{'workers:' + w:>13}" for w in workers)
-    print("\nmedian ns per round trip (ask) or per timer (timers):")
-    print(f"  {'benchmark':<24}{header}")
-    for name in sorted(m):
-        cells = "".join(
-            f"{m[name][w]['per_msg'] * 1e9:13.1f}" if w in m[name] else f"{'-':>13}"
-            for w in workers)
-        print(f"  {name:<24}{cells}")
-
+    gbench_json.print_per_message_table(
+        m, "median ns per round trip (ask), per timer (timers) or per hop (pipelines)")
     for name, baseline, unit in RATIOS:
-        a, b = m.get(name, {}), m.get(baseline, {})
-        shared = [w for w in workers if w in a and w in b]
-        if not shared:
-            continue
-        print(f"\n{name} / {baseline} (same run, {unit}):")
-        for w in shared:
-            x, y = a[w]["per_msg"] * 1e9, b[w]["per_msg"] * 1e9
-            print(f"  workers:{w:<4} {x:8.1f} ns / {y:8.1f} ns = {x / y:6.2f}x")
+        gbench_json.print_ratio(m, name, baseline, unit)
     return 0
 
 

@@ -19,32 +19,16 @@ def main(path):
     m = gbench_json.per_message_medians(path)
     if not m:
         return 0  # the name filter matched nothing here
-    workers = sorted({w for by_workers in m.values() for w in by_workers})
-    header = "".join(f"{'workers:' + w:>13}" for w in workers)
-    print("\nmedian ns per message:")
-    print(f"  {'benchmark':<24}{header}")
-    for name in sorted(m):
-        cells = "".join(
-            f"{m[name][w]['per_msg'] * 1e9:13.1f}" if w in m[name] else f"{'-':>13}"
-            for w in workers)
-        print(f"  {name:<24}{cells}")
-
-    tx = m.get("tx_static_send", {})
+    gbench_json.print_per_message_table(m, "median ns per message")
     for baseline in ("classic_static_send", "classic_value_send"):
-        classic = m.get(baseline, {})
-        shared = [w for w in workers if w in tx and w in classic]
-        if shared:
-            print(f"\ntx_static_send / {baseline} (same run):")
-            for w in shared:
-                t, c = tx[w]["per_msg"] * 1e9, classic[w]["per_msg"] * 1e9
-                print(f"  workers:{w:<4} {t:8.1f} ns / {c:6.1f} ns = {t / c:6.2f}x")
+        gbench_json.print_ratio(m, "tx_static_send", baseline, "ns per message")
 
     counters = sorted(name for name in m if name.startswith("tx_counter"))
     if counters:
         print("\ncounter benchmarks, per iteration (median; "
               f"{'/'.join(CONTENTION)}):")
         for name in counters:
-            for w in workers:
+            for w in gbench_json.worker_counts(m):
                 run = m[name].get(w)
                 if run is None:
                     continue

@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <concepts>
-#include <memory>
 #include <stdexcept>
 #include <type_traits>
 #include <typeinfo>
@@ -17,14 +16,14 @@
 
 namespace tact {
 
-// A handle to a scheduled send (send_after, send_every, and their
-// transactional twins). Copies share the timer; dropping every handle does
-// not cancel it. An empty handle (default-constructed, or from a send to a
-// finished actor) cancels nothing.
 namespace detail {
 struct timer_access;
 }
 
+// A handle to a scheduled send (send_after, send_every, and their
+// transactional twins). Copies share the timer; dropping every handle does
+// not cancel it. An empty handle (default-constructed, or from a send to a
+// finished actor) cancels nothing.
 class timer {
  public:
   timer() noexcept = default;
@@ -47,12 +46,13 @@ class timer {
   // queue (it is dropped there, so a behaviour that cancels its own timer
   // never sees it again). False when there was nothing left to stop: a
   // one-shot timer whose message was delivered or is being received, a
-  // timer cancelled before, or one whose target finished. Any thread.
+  // timer cancelled before, or one that came due after its target had
+  // finished (or after stop()) and ended there. Any thread.
   bool cancel() noexcept { return record_ != nullptr && detail::cancel(record_); }
 
-  // Whether it may still deliver (not cancelled, not delivered for a
-  // one-shot timer, target not finished). A snapshot; cancel() is the
-  // only race-free test.
+  // Whether it may still deliver: not cancelled, not delivered (one-shot),
+  // not ended for want of a target. A snapshot; cancel() is the only
+  // race-free test.
   bool active() const noexcept { return record_ != nullptr && detail::active(record_); }
 
   explicit operator bool() const noexcept { return record_ != nullptr; }

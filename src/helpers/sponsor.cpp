@@ -87,12 +87,7 @@ void dedicated_sponsor::loop() noexcept {
   for (;;) {
     const std::uint32_t seen = bell();
     if (closing_.load(std::memory_order_seq_cst)) return;
-    try {
-      run_pending();
-    } catch (...) {
-      // std::bad_alloc from a queue that could not grow: the message that
-      // caused it is lost, as for a send that throws; carry on.
-    }
+    run_pending();  // not from a behaviour, so it cannot refuse
     wait_for_mail(seen);
   }
 }

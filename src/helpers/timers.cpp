@@ -122,16 +122,16 @@ bool cancel(timer_record* r) noexcept {
 
 namespace {
 
-// Ends r unless it has ended already (done); true if this call ended it.
-bool end_undelivered(timer_record* r) noexcept {
+// Marks r done (its target is gone, or the system stops) unless it has
+// ended already; frees its message as cancel() does.
+void end_undelivered(timer_record* r) noexcept {
   auto& state = timer_record_access::state(*r);
   std::uint32_t s = state.load(std::memory_order_seq_cst);
   do {
-    if (s & ended) return false;
+    if (s & ended) return;
   } while (!state.compare_exchange_weak(s, (s & ~pending_bit) | done_bit,
                                         std::memory_order_seq_cst));
   if (!(s & running_bit)) r->discard();
-  return true;
 }
 
 }  // namespace
