@@ -208,15 +208,33 @@ void report(executor& ex, transaction& tx, const message& m, std::exception_ptr 
   }
 }
 
-// A customer that asked to hear of failures (see cell::told_of_failures)
-// gets one. Sent as from outside any handler: immediately.
-void tell_customer(const message& m, std::exception_ptr error) noexcept {
+// m's customer, if it asked to hear of failures (see cell::told_of_failures).
+const ::tact::tx::actor_ref* listening_customer(const message& m) noexcept {
   const ::tact::tx::actor_ref* customer = m.customer();
-  if (customer == nullptr || !*customer || !customer->cell()->told_of_failures) return;
+  return customer != nullptr && *customer && customer->cell()->told_of_failures ? customer
+                                                                                : nullptr;
+}
+
+// A customer that asked to hear of failures gets one. Sent as from outside
+// any handler: immediately.
+void tell_customer(const message& m, std::exception_ptr error) noexcept {
+  const ::tact::tx::actor_ref* customer = listening_customer(m);
+  if (customer == nullptr) return;
   try {
     ::tact::tx::send(*customer, ::tact::tx::failure{std::move(error)});
   } catch (...) {
     // Out of memory: the asker is left to its timeout.
+  }
+}
+
+// No handler took m: a customer that hears of failures is told, since its
+// request can never be answered.
+void tell_unmatched(const message& m) noexcept {
+  if (listening_customer(m) == nullptr) return;
+  try {
+    throw std::logic_error{"tact: no handler matches a message of " + m.describe()};
+  } catch (...) {
+    tell_customer(m, std::current_exception());
   }
 }
 
@@ -253,8 +271,10 @@ void run(void* target, void* msg) noexcept {
       break;
     }
     if (!matched) {
+      current = nullptr;
       tx.discard();
       w.counters.tx_unmatched.add();
+      tell_unmatched(*m);
       break;
     }
     if (tx.next == nullptr) {

@@ -32,6 +32,9 @@ struct message_type {
   // The first element, if it is an actor reference (the customer, by
   // convention); else nullptr.
   const ::tact::tx::actor_ref* (*customer)(const ::tact::tx::message&) noexcept;
+  // A new, unaddressed message with the same elements, the first replaced
+  // by *customer if given (see tx::forward).
+  ::tact::tx::message* (*copy)(const ::tact::tx::message&, const ::tact::tx::actor_ref* customer);
 };
 
 template <class... Ts>
@@ -40,10 +43,12 @@ inline constexpr std::array<const std::type_info*, sizeof...(Ts)> element_types{
 // Defined with message_of (tx/message.hpp).
 template <class... Ts>
 const ::tact::tx::actor_ref* customer_of(const ::tact::tx::message& m) noexcept;
+template <class... Ts>
+::tact::tx::message* copy_of(const ::tact::tx::message& m, const ::tact::tx::actor_ref* customer);
 
 template <class... Ts>
 inline constexpr message_type message_type_of{element_types<Ts...>.data(), sizeof...(Ts),
-                                              &customer_of<Ts...>};
+                                              &customer_of<Ts...>, &copy_of<Ts...>};
 
 // An immutable set of handlers (see tx::behaviour). Shared by reference
 // count between behaviour handles and actors' behaviour slots; a replaced

@@ -45,16 +45,22 @@ inline constexpr bool immutable_param =
     !std::is_reference_v<P> ||
     (std::is_lvalue_reference_v<P> && std::is_const_v<std::remove_reference_t<P>>);
 
-// Runs h on m if m's elements are exactly h's decayed parameter types.
+// Runs h on m if m's elements are exactly h's decayed parameter types, or
+// if h takes the message itself (a catch-all).
 template <class H, class... P>
 bool try_handler(const H& h, const message& m, type_list<P...>) {
   static_assert((immutable_param<P> && ...),
                 "tact: handler parameters are values or const references: a message is immutable "
                 "and may be run again after a collision");
-  const auto* values = m.as<std::remove_cvref_t<P>...>();
-  if (values == nullptr) return false;
-  std::apply(h, *values);
-  return true;
+  if constexpr (std::is_same_v<type_list<P...>, type_list<const message&>>) {
+    h(m);
+    return true;
+  } else {
+    const auto* values = m.as<std::remove_cvref_t<P>...>();
+    if (values == nullptr) return false;
+    std::apply(h, *values);
+    return true;
+  }
 }
 
 template <class... H>
@@ -92,6 +98,10 @@ concept handler = !std::derived_from<std::remove_cvref_t<H>, behaviour> &&
 //     return {[n](increment) { tact::tx::become(counter(n + 1)); },
 //             [n](const tact::tx::actor_ref& customer, get) { tact::tx::send(customer, n); }};
 //   }
+//
+// A handler taking `const tx::message&` matches every message: put it last,
+// to forward or drop what the handlers before it do not take (see
+// tx::forward).
 //
 // Handlers may run on several workers at once and may run again for the
 // same message after losing a become race, so they must not mutate what

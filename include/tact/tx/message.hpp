@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -95,14 +96,42 @@ class message_of final : public message {
 
 }  // namespace tact::tx
 
+namespace tact::detail::tx {
+// Whether a message of Ts... has a customer: an actor reference first.
+template <class... Ts>
+inline constexpr bool customer_first = false;
+template <class T, class... Ts>
+inline constexpr bool customer_first<T, Ts...> = std::is_same_v<T, ::tact::tx::actor_ref>;
+}  // namespace tact::detail::tx
+
 template <class... Ts>
 const ::tact::tx::actor_ref* tact::detail::tx::customer_of(const ::tact::tx::message& m) noexcept {
-  if constexpr (sizeof...(Ts) > 0) {
-    using first = std::tuple_element_t<0, std::tuple<Ts...>>;
-    if constexpr (std::is_same_v<first, ::tact::tx::actor_ref>)
-      return &std::get<0>(*m.as<Ts...>());
+  if constexpr (customer_first<Ts...>)
+    return &std::get<0>(*m.as<Ts...>());
+  else
+    return nullptr;
+}
+
+template <class... Ts>
+::tact::tx::message* tact::detail::tx::copy_of(const ::tact::tx::message& m,
+                                               const ::tact::tx::actor_ref* customer) {
+  using ::tact::tx::message_of;
+  if constexpr (!(std::is_copy_constructible_v<Ts> && ...)) {
+    throw std::logic_error{"tact: cannot forward a message of " + m.describe() +
+                           ": its elements are not all copyable"};
+  } else {
+    const std::tuple<Ts...>& values = *m.as<Ts...>();
+    if (customer == nullptr)
+      return std::apply([](const Ts&... v) { return new message_of<Ts...>(v...); }, values);
+    if constexpr (customer_first<Ts...>) {
+      return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return new message_of<Ts...>(*customer, std::get<I + 1>(values)...);
+      }(std::make_index_sequence<sizeof...(Ts) - 1>{});
+    } else {
+      throw std::invalid_argument{"tact: cannot give a new customer to a message of " +
+                                  m.describe() + ": its first element is not an actor_ref"};
+    }
   }
-  return nullptr;
 }
 
 namespace tact::tx {
@@ -121,6 +150,12 @@ struct message_access {
   static void disown_target(message& m) noexcept { m.target_.cell_ = nullptr; }
   static message*& next(message& m) noexcept { return m.next_; }
   static void destroy(message* m) noexcept { m->destroy_(m); }
+  // A new, unaddressed copy of m's elements, with the customer replaced if
+  // one is given. std::logic_error if they are not copyable,
+  // std::invalid_argument for a new customer when m has none.
+  static message* copy(const message& m, const actor_ref* customer = nullptr) {
+    return m.type_->copy(m, customer);
+  }
 };
 
 }  // namespace tact::tx

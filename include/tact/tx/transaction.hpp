@@ -39,6 +39,20 @@ void send(const actor_ref& to, Args&&... args) {
   detail::tx::send(new message_of<std::decay_t<Args>...>(std::forward<Args>(args)...), target);
 }
 
+// Sends a copy of `m`'s elements to `to`, as send would: how a handler
+// passes on a message it does not understand (a proxy, a gate). With
+// `customer`, the copy's first element is replaced by it: how a widget
+// interposes itself between a request and its customer.
+// std::invalid_argument if `m` has no customer to replace (its first
+// element is not an actor_ref); std::logic_error if its elements are not
+// all copyable. Allocates the copy. Safe from any thread.
+inline void forward(const actor_ref& to, const message& m) {
+  detail::tx::send(message_access::copy(m), to.cell());
+}
+inline void forward(const actor_ref& to, const message& m, const actor_ref& customer) {
+  detail::tx::send(message_access::copy(m, &customer), to.cell());
+}
+
 // Only inside a handler: the actor's behaviour for its next messages, if
 // this handler commits. A later become in the same handler replaces an
 // earlier one. std::logic_error outside a handler.
