@@ -48,6 +48,7 @@ namespace {
 struct transaction {
   cell* actor;
   const ::tact::tx::actor_ref* self;
+  const message* handled;
   message* first = nullptr;      // staged sends, in order
   message** last = &first;
   bool borrowed = false;           // a staged send holds the handled message's reference
@@ -208,8 +209,10 @@ void report(executor& ex, transaction& tx, const message& m, std::exception_ptr 
   }
 }
 
-// m's customer, if it asked to hear of failures (see cell::told_of_failures).
+// m's customer, if m is a request and its customer asked to hear of
+// failures (see cell::told_of_failures).
 const ::tact::tx::actor_ref* listening_customer(const message& m) noexcept {
+  if (!message_access::is_request(m)) return nullptr;
   const ::tact::tx::actor_ref* customer = m.customer();
   return customer != nullptr && *customer && customer->cell()->told_of_failures ? customer
                                                                                 : nullptr;
@@ -255,7 +258,7 @@ void run(void* target, void* msg) noexcept {
   // Before the slot is read. Pinned already earlier in this batch: catches
   // up with the epoch, since we hold no behaviour between dispatches.
   ex.reclamation().pin(w.index());
-  transaction tx{&c, &message_access::target(*m)};
+  transaction tx{&c, &message_access::target(*m), m};
   current = &tx;
   for (std::uint32_t collisions = 0;;) {
     behaviour_base* const running = behaviour_in(settled_slot(c));
@@ -339,6 +342,16 @@ void send(message* m, cell* to) {
   retain(to);
   message_access::address(*m, to);
   if (!post(m, to->ex->this_worker(), false)) message_access::destroy(m);
+}
+
+void note_request(message& m) noexcept {
+  const ::tact::tx::actor_ref* customer = m.customer();
+  if (customer == nullptr || !*customer) return;
+  if (current != nullptr) {
+    const ::tact::tx::actor_ref* handled = current->handled->customer();
+    if (handled != nullptr && handled->cell() == customer->cell()) return;
+  }
+  message_access::mark_request(m);
 }
 
 void become(behaviour_base* b) {

@@ -21,8 +21,9 @@
 // parallel delivery, that the serializer admits one request at a time in
 // arrival order and survives services that throw or never answer, and
 // that fork/join keeps the order of its services whatever order replies
-// come in. No test waits for a time: each waits for an event (an ask's
-// reply, a count of messages logged, quiescence).
+// come in. Tests wait for events (an ask's reply, a count of messages
+// logged, quiescence); where a negative must be shown (a timer that never
+// started), a later sentinel timer stands for "long enough".
 namespace {
 
 using namespace std::chrono_literals;
@@ -42,9 +43,12 @@ class inbox {
     entries_.push_back(std::move(entry));
     changed_.notify_all();
   }
+  // The entries once there are `count`, or whatever came if they do not
+  // (after a minute: a deadlock guard, so that the check fails instead of
+  // the test hanging).
   std::vector<std::string> await(std::size_t count) {
     std::unique_lock guard{mutex_};
-    changed_.wait(guard, [&] { return entries_.size() >= count; });
+    changed_.wait_for(guard, patient, [&] { return entries_.size() >= count; });
     return entries_;
   }
   std::vector<std::string> entries() {
@@ -58,14 +62,15 @@ class inbox {
   std::vector<std::string> entries_;
 };
 
-// A customer that logs every outcome a widget can pass on.
+// A customer that logs every outcome a widget can pass on. Serialized, so
+// that it logs in the order messages were posted to it.
 tx::actor_ref logger(tact::actor_system& system, inbox& into) {
-  return tx::spawn(
-      system,
-      {[&into](int v) { into.add("reply " + std::to_string(v)); },
-       [&into](widgets::timed_out) { into.add("timed out"); },
-       [&into](const tx::failure&) { into.add("failure"); },
-       [&into](const std::string& note) { into.add(note); }});
+  return tx::spawn(system,
+                   {[&into](int v) { into.add("reply " + std::to_string(v)); },
+                    [&into](widgets::timed_out) { into.add("timed out"); },
+                    [&into](const tx::failure&) { into.add("failure"); },
+                    [&into](const std::string& note) { into.add(note); }},
+                   tx::mode::serialized);
 }
 
 struct release {};
@@ -167,7 +172,7 @@ TEST_CASE("a timeout gate passes the reply, or timed_out, whichever comes first"
   tact::actor_system system{quiet(2)};
   const tx::actor_ref customer = logger(system, log);
 
-  SECTION("the reply wins; the hour-long timer is cancelled, not waited for") {
+  SECTION("the reply wins over an hour-long timeout") {
     tx::send(tx::spawn(system, echo()), widgets::timeout(customer, 1h), 7);
     CHECK(log.await(1) == std::vector<std::string>{"reply 7"});
     system.await_quiescence();
@@ -238,9 +243,9 @@ TEST_CASE("beta makes a one-shot continuation that carries its captures") {
 
 TEST_CASE("unwind_protect runs its cleanup once, on reply, failure or timeout") {
   inbox log;
+  std::atomic<int> cleanups{0};
   tact::actor_system system{quiet(2)};
   const tx::actor_ref customer = logger(system, log);
-  std::atomic<int> cleanups{0};
   const auto protect = [&](tx::behaviour service, auto delay) {
     return widgets::unwind_protect(tx::spawn(system, std::move(service)), delay,
                                    [&cleanups, customer] {
@@ -257,7 +262,9 @@ TEST_CASE("unwind_protect runs its cleanup once, on reply, failure or timeout") 
   }
   SECTION("failure") {
     tx::send(protect(thrower(), 1h), customer, 3);
-    log.await(2);
+    const auto got = log.await(2);
+    CHECK((got == std::vector<std::string>{"failure", "cleanup"} ||
+           got == std::vector<std::string>{"cleanup", "failure"}));
   }
   SECTION("timeout, and a late reply runs no second cleanup") {
     const tx::actor_ref late = tx::spawn(system, stash());
@@ -271,7 +278,7 @@ TEST_CASE("unwind_protect runs its cleanup once, on reply, failure or timeout") 
   }
   SECTION("an ask through it gets the reply") {
     CHECK(tx::ask<int>(system, protect(doubler(), 1h), patient, 4).value() == 8);
-    log.await(1);  // the cleanup's note
+    CHECK(log.await(1) == std::vector<std::string>{"cleanup"});
   }
   SECTION("a request without a customer is refused") {
     tx::send(protect(echo(), 1h), 3);
@@ -435,4 +442,85 @@ TEST_CASE("fork_join answers with every reply, in the order of its services") {
                }});
   CHECK(tx::ask<int>(system, summer, patient, 10).value() == 90);
   CHECK_THROWS_AS(widgets::join<int>(twice, 0), std::invalid_argument);
+}
+
+TEST_CASE("messages holding move-only elements still travel; forwarding them is refused") {
+  tact::actor_system system{quiet(2)};
+  std::atomic<int> got{0};
+  std::atomic<int> refused{0};
+  const tx::actor_ref sink_of_jobs =
+      tx::spawn(system, {[&](const std::vector<std::unique_ptr<int>>& jobs) {
+                  got.fetch_add(static_cast<int>(jobs.size()));
+                }});
+  const tx::actor_ref relay = tx::spawn(system, {[&](const tx::message& m) {
+                                          try {
+                                            tx::forward(sink_of_jobs, m);
+                                          } catch (const std::logic_error&) {
+                                            refused.fetch_add(1);
+                                          }
+                                        }});
+  std::vector<std::unique_ptr<int>> jobs;
+  jobs.push_back(std::make_unique<int>(1));
+  jobs.push_back(std::make_unique<int>(2));
+  tx::send(sink_of_jobs, std::move(jobs));
+  tx::send(relay, std::vector<std::unique_ptr<int>>{});
+  system.await_quiescence();
+  CHECK(got.load() == 2);
+  CHECK(refused.load() == 1);
+}
+
+TEST_CASE("a side copy of a request that nobody handles does not fail it") {
+  tact::actor_system system{quiet(2)};
+  // The service answers, and also shows the request to an auditor that
+  // takes none: the asker still gets its answer, not a failure.
+  const tx::actor_ref auditor = tx::spawn(system, {[](long) {}});
+  const tx::actor_ref service = tx::spawn(
+      system, {[auditor](const tx::actor_ref& customer, int v) {
+        tx::send(auditor, customer, v);
+        tx::send(customer, v);
+      }});
+  for (int i = 0; i < 20; ++i) CHECK(tx::ask<int>(system, service, patient, i).value() == i);
+  CHECK(tx::ask<int>(system, widgets::race({service, tx::spawn(system, thrower())}), patient, 5)
+            .value() == 5);
+}
+
+TEST_CASE("a reply that cannot be passed on reaches the customer as a failure") {
+  tact::actor_system system{quiet(2)};
+  // Answers its first request with something that cannot be copied.
+  const tx::actor_ref odd = tx::spawn(system, {[](const tx::actor_ref& customer, int v) {
+                                        if (v == 0)
+                                          tx::send(customer, std::make_unique<int>(v));
+                                        else
+                                          tx::send(customer, v);
+                                      }});
+  const tx::actor_ref guarded = widgets::serializer(odd);
+  CHECK(tx::ask<int>(system, guarded, patient, 0).error() == tact::ask_error::failed);
+  CHECK(tx::ask<int>(system, guarded, patient, 1).value() == 1);  // the lock was released
+}
+
+TEST_CASE("a long serializer queue is freed without deep recursion") {
+  inbox answers;
+  tact::actor_system system{quiet(2)};
+  // A service held until released: every request queues behind the first.
+  const tx::actor_ref held = tx::spawn(system, stash());
+  const tx::actor_ref guarded = widgets::serializer(held);
+  const tx::actor_ref customer = logger(system, answers);
+  const int n = static_cast<int>(tact::test::scaled(400'000));
+  for (int i = 0; i < n; ++i) tx::send(guarded, customer, i);
+  system.await_quiescence();
+  tx::send(held, release{});  // answers 0; the next request finds the stash waiting again
+  CHECK(answers.await(1) == std::vector<std::string>{"reply 0"});
+  system.await_quiescence();
+  // The queue is freed with the system: n - 2 waiting requests, one list.
+}
+
+TEST_CASE("join turns an answer that is not a reply into a failure") {
+  tact::actor_system system{quiet(2)};
+  const tx::actor_ref mute = tx::spawn(system, silent());
+  const tx::actor_ref quick = tx::spawn(system, echo());
+  // One service times out behind unwind_protect: the join fails instead of
+  // waiting for good.
+  const tx::actor_ref all =
+      widgets::fork_join<int>({quick, widgets::unwind_protect(mute, 1ms, [] {})});
+  CHECK(tx::ask<std::vector<int>>(system, all, patient, 3).error() == tact::ask_error::failed);
 }

@@ -82,8 +82,9 @@ struct cell {
 
   std::atomic<std::uint32_t> refs{1};
   std::atomic<bool> serialized{false};
-  // Set before the actor is known to anyone: when a message naming this
-  // actor as its customer rolls back, it is sent a tx::failure.
+  // Set before the actor is known to anyone: when a request naming this
+  // actor as its customer (see message::request_) rolls back or matches no
+  // handler, it is sent a tx::failure.
   bool told_of_failures = false;
   std::uint32_t home = 0;  // the one queue a serialized actor's messages go to
   executor* ex = nullptr;
@@ -105,6 +106,11 @@ TACT_API void free_message(void* block, std::size_t size) noexcept;
 // delivers or stages it; takes ownership of it. Throws std::bad_alloc only
 // when a queue cannot grow (m is freed).
 TACT_API void send(::tact::tx::message* m, cell* to);
+
+// Marks m, which names a customer first, as that customer's request (see
+// message::request_), unless a handler is passing on the customer of the
+// message it handles: a delegation, or a side copy, is not a new request.
+TACT_API void note_request(::tact::tx::message& m) noexcept;
 
 // Stage a become (takes a reference to b); std::logic_error outside a
 // handler.

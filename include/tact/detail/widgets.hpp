@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -27,6 +28,18 @@ inline tx::actor_ref spawn_in(actor_system& system, tx::behaviour b, bool hears_
 // be made inside a handler and outside one alike.
 inline actor_system& system_of(const tx::actor_ref& near) noexcept {
   return tact::detail::tx::system_of(near.cell());
+}
+
+// In the destructor of a node of an immutable list, frees the rest of the
+// list iteratively: freed recursively, a long list (a serializer's queue)
+// would overflow the stack. A node whose count drops to one is ours alone
+// (nobody can copy a reference they do not hold), so taking its link is
+// safe; nodes must be made non-const (make_shared<Node>) for that.
+template <class Node>
+void free_rest(std::shared_ptr<const Node>& next) noexcept {
+  std::shared_ptr<const Node> rest = std::move(next);
+  while (rest != nullptr && rest.use_count() == 1)
+    rest = std::move(const_cast<Node&>(*rest).next);  // NOLINT: see above
 }
 
 inline void require(const tx::actor_ref& r, const char* what) {

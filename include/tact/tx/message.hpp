@@ -1,12 +1,17 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
+#include <variant>
 
 #include <tact/detail/tx_core.hpp>
 #include <tact/export.hpp>
@@ -16,6 +21,32 @@ namespace tact::tx {
 
 template <class... Ts>
 class message_of;
+
+// Whether messages with an element of type T can be copied when forwarded
+// (see tx::forward). Every message type carries the code that copies it,
+// so this must be false for a type that claims to be copyable but is not:
+// std::is_copy_constructible is true for a std::vector<std::unique_ptr<X>>,
+// whose copy then fails to compile. Containers, pairs, tuples, optionals
+// and variants are looked into; for a class of your own that holds such a
+// container, say so (forwarding it then throws std::logic_error):
+//
+//   template <> inline constexpr bool tact::tx::copyable<batch> = false;
+template <class T>
+inline constexpr bool copyable = std::is_copy_constructible_v<T>;
+template <class T, class D>
+inline constexpr bool copyable<std::unique_ptr<T, D>> = false;
+template <class A, class B>
+inline constexpr bool copyable<std::pair<A, B>> = copyable<A> && copyable<B>;
+template <class... T>
+inline constexpr bool copyable<std::tuple<T...>> = (copyable<T> && ...);
+template <class T>
+inline constexpr bool copyable<std::optional<T>> = copyable<T>;
+template <class... T>
+inline constexpr bool copyable<std::variant<T...>> = (copyable<T> && ...);
+template <template <class...> class C, class T, class... Rest>
+requires requires { typename C<T, Rest...>::value_type; }
+inline constexpr bool copyable<C<T, Rest...>> =
+    copyable<typename C<T, Rest...>::value_type> && std::is_copy_constructible_v<C<T, Rest...>>;
 
 // A transactional message: an immutable tuple of values, addressed to one
 // actor. Built by tx::send; seen by users only as the message of a
@@ -60,6 +91,11 @@ class TACT_API message {
   destroy_fn destroy_;
   actor_ref target_;
   message* next_ = nullptr;  // in a transaction's chain of staged sends
+  // A request, whose customer, if it listens, is told when it rolls back
+  // or matches no handler: a message naming a customer first, unless a
+  // handler sent it passing on the customer of the message it handles (a
+  // delegation or a side copy cannot fail the request). See note_request.
+  bool request_ = false;
 };
 
 template <class... Ts>
@@ -116,7 +152,7 @@ template <class... Ts>
 ::tact::tx::message* tact::detail::tx::copy_of(const ::tact::tx::message& m,
                                                const ::tact::tx::actor_ref* customer) {
   using ::tact::tx::message_of;
-  if constexpr (!(std::is_copy_constructible_v<Ts> && ...)) {
+  if constexpr (!(::tact::tx::copyable<Ts> && ...)) {
     throw std::logic_error{"tact: cannot forward a message of " + m.describe() +
                            ": its elements are not all copyable"};
   } else {
@@ -150,6 +186,8 @@ struct message_access {
   static void disown_target(message& m) noexcept { m.target_.cell_ = nullptr; }
   static message*& next(message& m) noexcept { return m.next_; }
   static void destroy(message* m) noexcept { m->destroy_(m); }
+  static void mark_request(message& m) noexcept { m.request_ = true; }
+  static bool is_request(const message& m) noexcept { return m.request_; }
   // A new, unaddressed copy of m's elements, with the customer replaced if
   // one is given. std::logic_error if they are not copyable,
   // std::invalid_argument for a new customer when m has none.

@@ -36,7 +36,9 @@ enum class mode {
 template <class... Args>
 void send(const actor_ref& to, Args&&... args) {
   detail::tx::cell* const target = to.cell();  // before args may move `to` away
-  detail::tx::send(new message_of<std::decay_t<Args>...>(std::forward<Args>(args)...), target);
+  auto* m = new message_of<std::decay_t<Args>...>(std::forward<Args>(args)...);
+  if constexpr (detail::tx::customer_first<std::decay_t<Args>...>) detail::tx::note_request(*m);
+  detail::tx::send(m, target);
 }
 
 // Sends a copy of `m`'s elements to `to`, as send would: how a handler
@@ -47,10 +49,14 @@ void send(const actor_ref& to, Args&&... args) {
 // element is not an actor_ref); std::logic_error if its elements are not
 // all copyable. Allocates the copy. Safe from any thread.
 inline void forward(const actor_ref& to, const message& m) {
-  detail::tx::send(message_access::copy(m), to.cell());
+  message* copy = message_access::copy(m);
+  detail::tx::note_request(*copy);
+  detail::tx::send(copy, to.cell());
 }
 inline void forward(const actor_ref& to, const message& m, const actor_ref& customer) {
-  detail::tx::send(message_access::copy(m, &customer), to.cell());
+  message* copy = message_access::copy(m, &customer);
+  detail::tx::note_request(*copy);
+  detail::tx::send(copy, to.cell());
 }
 
 // Only inside a handler: the actor's behaviour for its next messages, if

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -27,20 +28,22 @@ struct joined {
 template <class R>
 struct reply_node {
   joined<R> reply;
-  std::shared_ptr<const reply_node> older;
+  std::shared_ptr<const reply_node> next;  // older
+  ~reply_node() { free_rest(next); }
 };
 
 template <class R>
 tx::behaviour joiner(tx::actor_ref customer, std::size_t expected,
                      std::shared_ptr<const reply_node<R>> got, std::size_t count) {
   return {[=](const joined<R>& j) {
-            auto now = std::make_shared<const reply_node<R>>(reply_node<R>{j, got});
+            std::shared_ptr<const reply_node<R>> now =
+                std::make_shared<reply_node<R>>(reply_node<R>{j, got});
             if (count + 1 < expected) {
               tx::become(joiner<R>(customer, expected, std::move(now), count + 1));
               return;
             }
             std::vector<const R*> slots(expected, nullptr);
-            for (const reply_node<R>* n = now.get(); n != nullptr; n = n->older.get())
+            for (const reply_node<R>* n = now.get(); n != nullptr; n = n->next.get())
               slots[n->reply.index] = &n->reply.value;
             std::vector<R> in_order;
             in_order.reserve(expected);
@@ -54,8 +57,9 @@ tx::behaviour joiner(tx::actor_ref customer, std::size_t expected,
           }};
 }
 
-// The customer handed to the index-th service: passes its first reply
-// (or failure) on to the joiner, labelled.
+// The customer handed to the index-th service: passes its first answer on
+// to the joiner, labelled if it is a reply, as a failure if it is anything
+// else.
 template <class R>
 tx::behaviour join_tag(tx::actor_ref joiner, std::size_t index) {
   return {[joiner, index](const R& value) {
@@ -64,6 +68,15 @@ tx::behaviour join_tag(tx::actor_ref joiner, std::size_t index) {
           },
           [joiner](const tx::failure& f) {
             tx::send(joiner, f);
+            tx::become(sink());
+          },
+          [joiner](const tx::message& other) {  // timed_out, a reply of another type
+            try {
+              throw std::logic_error{"tact: widgets::join expected one reply element, got " +
+                                     other.describe()};
+            } catch (...) {
+              tx::send(joiner, tx::failure{std::current_exception()});
+            }
             tx::become(sink());
           }};
 }
@@ -95,7 +108,8 @@ std::vector<tx::actor_ref> join(const tx::actor_ref& customer, std::size_t n) {
   std::vector<tx::actor_ref> tags;
   tags.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
-    tags.push_back(detail::spawn_in(system, detail::join_tag<R>(collector, i), true));
+    tags.push_back(
+        detail::spawn_in(system, detail::join_tag<R>(collector, i), true, tx::mode::serialized));
   return tags;
 }
 

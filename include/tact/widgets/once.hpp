@@ -15,13 +15,15 @@ TACT_API tx::behaviour sink();
 
 // A gate that passes the first message it gets to `target` (a copy, see
 // tx::forward) and drops every later one, however many workers deliver
-// them at once: the losers of the race see the gate already closed.
+// them at once (it is a serialized actor). A first message that cannot be
+// copied reaches `target` as a tx::failure.
 //
 //   auto first = tact::widgets::once(winner_log);
 //   for (auto& runner : runners) tx::send(runner, first, start{});
 //
 // Also a customer that hears of failures: a request naming it that rolls
-// back sends it a tx::failure, which it passes on like any message.
+// back or matches no handler sends it a tx::failure, which it passes on
+// like any message.
 // std::invalid_argument for an empty target. Any thread.
 TACT_API tx::actor_ref once(const tx::actor_ref& target);
 

@@ -21,7 +21,7 @@ namespace tact::widgets {
 
 // A customer to hand a service in place of `customer`: the first message
 // it gets within `delay` (the reply, or the tx::failure of a request that
-// rolled back) goes on to `customer`; if none comes, `customer` gets
+// rolled back or matched nothing) goes on to `customer`; if none comes, `customer` gets
 // timed_out{} instead. Whichever comes first wins; the other is dropped,
 // and a reply that wins cancels the timer at once.
 //

@@ -20,8 +20,10 @@ namespace tact::widgets {
 // first, the reply, the tx::failure of a request that rolled back, or
 // timed_out{} after `delay`, runs `cleanup` once and then goes on to the
 // original customer. `cleanup` runs inside the gate's handler, so its
-// tx::send and tx::become are staged and commit together with passing the
-// outcome on; it must be safe to run on any worker.
+// tx::send and tx::on_commit are staged and commit together with passing
+// the outcome on (a tx::become in it is replaced by the gate's); it must
+// be safe to run on any worker. If it throws, the customer gets its
+// exception as a tx::failure instead of the outcome.
 //
 //   auto guarded = tact::widgets::unwind_protect(file_writer, 1s, [log] {
 //     tx::send(log, closed{});

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include <tact/detail/widgets.hpp>
+#include <tact/tx/failure.hpp>
 #include <tact/tx/timer.hpp>
 #include <tact/widgets/once.hpp>
 #include <tact/widgets/timeout.hpp>
@@ -16,32 +17,47 @@ namespace {
 // The gate's timer, set once after the gate exists (the timer needs its
 // reference) and before the timer is armed or the gate is known to anyone:
 // every handler of the gate runs after that, so it reads the handle
-// without a race.
+// without a race. It is never written again.
 struct pending_timeout {
   timer handle;
 };
 
-// Arms the gate's timer: outside a handler at once, inside one when (and
-// if) it commits. Until then the gate and its timer hold each other; if
-// the handler rolls back, its staged action is dropped unrun, and the
-// guard it carries breaks that cycle so both are freed (nobody else knows
-// the gate yet, so touching the handle races with nothing).
-void arm(const std::shared_ptr<pending_timeout>& pending, std::chrono::nanoseconds delay) {
-  tact::detail::timer_record* r = tact::detail::timer_access::record(pending->handle);
-  if (tact::detail::tx::self() == nullptr) {
-    tact::detail::arm(r, delay);
-    return;
+// Ends a timer that was never armed: cancelled, then handed to the timer
+// thread, which ends it at once and lets go of its target.
+void end_unarmed(tact::detail::timer_record* r) noexcept {
+  tact::detail::cancel(r);
+  try {
+    tact::detail::arm(r, std::chrono::nanoseconds{0});
+  } catch (...) {
+    // No timer thread can be started: the gate and its timer stay, as
+    // anything would that needs a thread to end.
   }
-  struct unless_armed {
-    std::shared_ptr<pending_timeout> pending;
+}
+
+// Arms the gate's timer: outside a handler at once, inside one when (and
+// if) it commits. Until the timer ends the gate and its timer hold each
+// other (the gate keeps the handle to cancel it, the timer keeps the gate
+// to deliver to it), so a timer that is never armed must still be ended:
+// when arming throws, or the handler rolls back and drops the staged
+// arming unrun.
+void arm(const timer& handle, std::chrono::nanoseconds delay) {
+  struct until_armed {
+    tact::detail::timer_record* record;
     bool armed = false;
-    ~unless_armed() {
-      if (!armed) pending->handle = timer{};
+    ~until_armed() {
+      if (!armed) end_unarmed(record);
     }
   };
-  tx::on_commit([arming = std::make_shared<unless_armed>(pending), r, delay] {
-    arming->armed = true;
+  tact::detail::timer_record* r = tact::detail::timer_access::record(handle);
+  if (tact::detail::tx::self() == nullptr) {
+    until_armed guard{r};
     tact::detail::arm(r, delay);
+    guard.armed = true;
+    return;
+  }
+  tx::on_commit([guard = std::make_shared<until_armed>(r), delay] {
+    tact::detail::arm(guard->record, delay);
+    guard->armed = true;
   });
 }
 
@@ -49,8 +65,15 @@ tx::behaviour gate(tx::actor_ref customer, std::function<void()> cleanup,
                    std::shared_ptr<pending_timeout> timeout) {
   return {[customer = std::move(customer), cleanup = std::move(cleanup),
            timeout = std::move(timeout)](const tx::message& first) {
-    tx::forward(customer, first);
-    if (cleanup) cleanup();
+    try {
+      if (cleanup) cleanup();
+      tx::forward(customer, first);
+    } catch (...) {
+      // The cleanup threw, or the outcome cannot be passed on (a reply
+      // that cannot be copied): the customer gets the exception rather
+      // than nothing, and the gate still closes.
+      tx::send(customer, tx::failure{std::current_exception()});
+    }
     tx::become(sink());
     // The gate holds its timer and the timer its gate until it ends:
     // ending it now frees both at once rather than when it comes due.
@@ -65,12 +88,15 @@ tx::actor_ref detail::make_gate(const tx::actor_ref& customer, std::function<voi
   require(customer, "tact: a widget needs a customer to answer");
   std::shared_ptr<pending_timeout> pending;
   if (timeout) pending = std::make_shared<pending_timeout>();
-  tx::actor_ref made =
-      spawn_in(system_of(customer), gate(customer, std::move(cleanup), pending), true);
+  // Serialized: its first message is taken once, and its cleanup run
+  // once, even when answers arrive on several workers at once.
+  tx::actor_ref made = spawn_in(system_of(customer),
+                                gate(customer, std::move(cleanup), pending), true,
+                                tx::mode::serialized);
   if (pending) {
     pending->handle = timer{new tact::detail::tx::tx_timer<timed_out>(
         made, std::chrono::nanoseconds{0}, timed_out{})};
-    arm(pending, *timeout);
+    arm(pending->handle, *timeout);
   }
   return made;
 }

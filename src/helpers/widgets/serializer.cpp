@@ -1,9 +1,11 @@
 #include <tact/widgets/serializer.hpp>
 
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include <tact/detail/widgets.hpp>
+#include <tact/tx/failure.hpp>
 #include <tact/tx/message.hpp>
 #include <tact/tx/transaction.hpp>
 
@@ -38,7 +40,7 @@ class waiting {
   bool empty() const noexcept { return front_ == nullptr && back_ == nullptr; }
 
   waiting push(held request) const {
-    return waiting{front_, std::make_shared<const node>(node{std::move(request), back_})};
+    return waiting{front_, std::make_shared<node>(std::move(request), back_)};
   }
   // The oldest request, and the queue without it. Precondition: !empty().
   std::pair<held, waiting> pop() const {
@@ -46,7 +48,7 @@ class waiting {
     std::shared_ptr<const node> back = back_;
     if (front == nullptr) {
       for (const node* n = back.get(); n != nullptr; n = n->next.get())
-        front = std::make_shared<const node>(node{n->item, std::move(front)});
+        front = std::make_shared<node>(n->item, std::move(front));
       back = nullptr;
     }
     return {front->item, waiting{front->next, std::move(back)}};
@@ -54,6 +56,10 @@ class waiting {
 
  private:
   struct node {
+    node(held i, std::shared_ptr<const node> n) noexcept : item{std::move(i)}, next{std::move(n)} {}
+    node(const node&) = delete;
+    node& operator=(const node&) = delete;
+    ~node() { detail::free_rest(next); }
     held item;
     std::shared_ptr<const node> next;
   };
@@ -68,26 +74,38 @@ class waiting {
 struct answered {};
 
 // The request goes in: to the service, with a tag as its customer that
-// passes the answer on and tells the serializer to admit the next.
-void admit(const tx::actor_ref& service, const tx::message& request) {
+// passes the answer on and tells the serializer to admit the next. False
+// if it could not be sent (copying it threw, or memory ran out): its
+// customer is then told with a failure instead, and the serializer must
+// not wait for an answer.
+bool admit(const tx::actor_ref& service, const tx::message& request) {
   const tx::actor_ref& customer = detail::customer_of(request, "widgets::serializer");
-  tx::forward(
-      service, request,
-      detail::make_gate(
-          customer, [serializer = tx::self()] { tx::send(serializer, answered{}); }, std::nullopt));
+  try {
+    tx::forward(service, request,
+                            detail::make_gate(
+                                customer,
+                                [serializer = tx::self()] { tx::send(serializer, answered{}); },
+                                std::nullopt));
+    return true;
+  } catch (...) {
+    tx::send(customer, tx::failure{std::current_exception()});
+    return false;
+  }
 }
 
 tx::behaviour idle(tx::actor_ref service);
 
 tx::behaviour busy(tx::actor_ref service, waiting queue) {
   return {[service, queue](answered) {
-            if (queue.empty()) {
-              tx::become(idle(service));
-              return;
+            for (waiting rest = queue; !rest.empty();) {
+              auto [next, after] = rest.pop();
+              rest = std::move(after);
+              if (admit(service, *next)) {
+                tx::become(busy(service, std::move(rest)));
+                return;
+              }
             }
-            auto [next, rest] = queue.pop();
-            admit(service, *next);
-            tx::become(busy(service, std::move(rest)));
+            tx::become(idle(service));
           },
           [service, queue](const tx::message& request) {
             tx::become(busy(service, queue.push(hold(request))));
@@ -97,8 +115,7 @@ tx::behaviour busy(tx::actor_ref service, waiting queue) {
 tx::behaviour idle(tx::actor_ref service) {
   return {[](answered) {},  // from no request of ours: cannot happen
           [service](const tx::message& request) {
-            admit(service, request);
-            tx::become(busy(service, {}));
+            if (admit(service, request)) tx::become(busy(service, {}));
           }};
 }
 
