@@ -344,6 +344,7 @@ def main(argv):
         return 2
 
     become_subreaper()
+    load_before = os.getloadavg()[0]
     plan = [(rep, w, t, e) for rep in range(args.repeat) for w in workloads
             for t in args.threads for e in engines]
     args.json.parent.mkdir(parents=True, exist_ok=True)
@@ -372,6 +373,9 @@ def main(argv):
     medians = summarize(runs)
     print()
     print_table(medians, workloads, engines, args.threads)
+    # Other work on the machine slows either engine; say how much there was.
+    print(f"\nload average (1 min) at start {load_before:.2f}, at end {os.getloadavg()[0]:.2f}, "
+          f"on {os.cpu_count()} processing units")
     print(f"\nruns: {args.json}", file=sys.stderr)
     if not args.no_plot and runs:
         plot(medians, workloads, engines, args.threads, args.json)
