@@ -114,12 +114,13 @@ def discover(build_dir):
 # Peak memory, measured right. A child's ru_maxrss starts from the high-water
 # mark of the process it was forked from (Linux keeps it across exec), so a
 # program started from this Python process would report at least this
-# process's own 15 MB. So a shell starts each program in the background and
-# exits at once, printing its pid: the program is forked from that small
-# shell, and, as this process is its children's subreaper, becomes our child
-# for os.wait4 to collect its own peak.
+# process's own 15 MB. So `setsid --fork` (a small program) forks it and
+# exits at once; the fork, a shell, prints its pid and execs the program in
+# place. Nothing waits for the program but this process, which, as its
+# children's subreaper, adopts it and collects its own peak with os.wait4.
+# (A shell that starts the program with `&` itself may reap it first.)
 PR_SET_CHILD_SUBREAPER = 36
-LAUNCH = 'out=$1 err=$2; shift 2; "$@" >"$out" 2>"$err" </dev/null & echo $!'
+LAUNCH = 'out=$1 err=$2; shift 2; echo $$; exec "$@" >"$out" 2>"$err" </dev/null'
 
 
 def become_subreaper():
@@ -128,12 +129,14 @@ def become_subreaper():
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
 
 
-def run_once(path, threads, quick, timeout):
+def run_once(path, workload, engine, threads, quick, timeout):
     """Runs one program; returns (result dict or None, error text or None)."""
     cmd = [str(path), "--threads", str(threads)] + (["--quick"] if quick else [])
     with tempfile.NamedTemporaryFile() as out, tempfile.NamedTemporaryFile() as err:
-        shell = subprocess.run(["/bin/sh", "-c", LAUNCH, "sh", out.name, err.name] + cmd,
-                               stdout=subprocess.PIPE, check=True)
+        # Returns once the shell has exec'd the program (closing the pipe)
+        # and setsid has exited (so the program is ours).
+        shell = subprocess.run(["setsid", "--fork", "/bin/sh", "-c", LAUNCH, "sh",
+                                out.name, err.name] + cmd, stdout=subprocess.PIPE, check=True)
         pid = int(shell.stdout)
         timed_out = threading.Event()
 
@@ -148,6 +151,10 @@ def run_once(path, threads, quick, timeout):
         timer.start()
         try:
             _, status, usage = os.wait4(pid, 0)
+        except BaseException:  # interrupted: leave no program running behind us
+            kill()
+            os.waitpid(pid, 0)
+            raise
         finally:
             timer.cancel()
         returncode = os.waitstatus_to_exitcode(status)
@@ -168,8 +175,9 @@ def run_once(path, threads, quick, timeout):
             raise ValueError("fields missing")
     except (IndexError, ValueError) as e:
         return None, f"{where}: no valid result line ({e}):\n{stdout.strip()}"
-    if result["threads"] != threads:
-        return None, f"{where}: reports {result['threads']} threads"
+    said = (result["bench"], result["system"], result["threads"])
+    if said != (workload, engine, threads):
+        return None, f"{where}: reports itself as {said}"
     result["max_rss_kb"] = usage.ru_maxrss  # kilobytes on Linux
     return result, None
 
@@ -356,7 +364,7 @@ def main(argv):
             if (w, e, t) in failed_keys:
                 print(f"{tag}  skipped (failed before)", file=sys.stderr)
                 continue
-            result, error = run_once(found[w][e], t, args.quick, args.timeout)
+            result, error = run_once(found[w][e], w, e, t, args.quick, args.timeout)
             if error:
                 failed_keys.add((w, e, t))
                 failures.append(error)
