@@ -1,9 +1,9 @@
 #pragma once
 
-// The classic static send (seed 000, "Message Sends"): one actor re-sends
-// one preallocated message to itself. The baseline other send benchmarks
-// are measured against, shared so that each binary can compare with it in
-// the same run.
+// The classic static send (seed 000, "Message Sends"; the workload is in
+// workloads/static_send.hpp) as a Google Benchmark fixture: the baseline
+// other send benchmarks are measured against, shared so that each binary
+// can compare with it in the same run.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -11,20 +11,9 @@
 #include <tact/tact.hpp>
 
 #include "support/gbench_report.hpp"
+#include "workloads/static_send.hpp"
 
 namespace tact::bench {
-
-struct ping : tact::message {};
-
-struct echo : tact::actor {
-  explicit echo(tact::actor_system& system) : tact::actor{system} {}
-  std::uint64_t received = 0;
-  std::uint64_t limit = 0;
-  tact::allocation receive(ping& m) {
-    if (++received < limit) *this | m;
-    return Nodelete;
-  }
-};
 
 // Each iteration sends `messages` and waits until the last one ran.
 inline void classic_static_send(benchmark::State& state, const tact::system_config& config,

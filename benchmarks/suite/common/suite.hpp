@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -26,22 +27,25 @@ namespace suite {
 
 class options {
  public:
-  options(int argc, char** argv) {
+  options(int argc, char** argv) : program_{argv[0]} {
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
+      const auto eq = arg.find('=');
+      const std::string name = arg.substr(0, eq);
       if (arg == "--quick") {
         quick_ = true;
-      } else if (arg == "--threads" && i + 1 < argc) {
-        threads_ = static_cast<unsigned>(std::stoul(argv[++i]));
-      } else if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
-        const auto eq = arg.find('=');
-        given_[arg.substr(2, eq - 2)] = std::stoll(arg.substr(eq + 1));
+      } else if (name == "--threads" && (eq != std::string::npos || i + 1 < argc)) {
+        // `--threads N` and `--threads=N` alike: the second form used to be
+        // taken for a parameter and ignored, running with one thread.
+        const std::int64_t n = number(eq != std::string::npos ? arg.substr(eq + 1) : argv[++i]);
+        if (n < 1) usage("--threads must be at least 1");
+        threads_ = static_cast<unsigned>(n);
+      } else if (arg.rfind("--", 0) == 0 && eq != std::string::npos && eq > 2) {
+        given_[arg.substr(2, eq - 2)] = number(arg.substr(eq + 1));
       } else {
-        std::cerr << "usage: " << argv[0] << " [--threads N] [--quick] [--NAME=VALUE...]\n";
-        std::exit(2);
+        usage("unexpected argument '" + arg + "'");
       }
     }
-    if (threads_ == 0) threads_ = 1;
   }
 
   unsigned threads() const noexcept { return threads_; }
@@ -59,6 +63,37 @@ class options {
   const std::map<std::string, std::int64_t>& used() const noexcept { return used_; }
 
  private:
+  friend void report(const options&, const std::string&, const std::string&, double,
+                     std::uint64_t);
+
+  [[noreturn]] void usage(const std::string& why) const {
+    std::cerr << program_ << ": " << why << "\nusage: " << program_
+              << " [--threads N] [--quick] [--NAME=VALUE...]\n";
+    std::exit(2);
+  }
+
+  // A whole decimal number, or a usage error (std::stoll alone would
+  // accept "12abc" and end the program with an uncaught exception on "abc").
+  std::int64_t number(const std::string& text) const {
+    std::size_t used = 0;
+    std::int64_t value = 0;
+    try {
+      value = std::stoll(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size()) usage("'" + text + "' is not a whole number");
+    return value;
+  }
+
+  // A parameter given on the command line that the workload never read: a
+  // misspelt name would otherwise run, and be reported, with the default.
+  void refuse_unknown() const {
+    for (const auto& given : given_)
+      if (used_.count(given.first) == 0) usage("unknown parameter --" + given.first);
+  }
+
+  std::string program_;
   unsigned threads_ = 1;
   bool quick_ = false;
   std::map<std::string, std::int64_t> given_;
@@ -87,6 +122,7 @@ double seconds(F&& f) {
 // is meaningful (0 prints ns_per_msg as null).
 inline void report(const options& o, const std::string& bench, const std::string& system,
                    double secs, std::uint64_t messages) {
+  o.refuse_unknown();
   std::ostringstream line;
   line << "{\"bench\": \"" << bench << "\", \"system\": \"" << system
        << "\", \"threads\": " << o.threads() << ", \"params\": {";
