@@ -1,11 +1,14 @@
 // bank_transaction for CAF 0.17: the same protocol, random draws and
 // message counts as tact.cpp (which documents the workload), written as CAF
-// event-based actors. A locked account is CAF's own idiom, as in the CAF
-// team's Savina port: it becomes a behaviour that handles only the
-// acknowledgement and skips everything else, which stays in the mailbox
-// until it unbecomes.
+// event-based actors. A locked account keeps what arrives in a deque and
+// handles it when it unlocks, as the tact account does (Savina's manual
+// stash). The CAF team's port instead becomes a behaviour that skips all
+// but the acknowledgement; CAF then tries every skipped message again at
+// each unbecome, which grows with the backlog (see logistic_map/caf.cpp,
+// where it is quadratic).
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -43,36 +46,67 @@ struct account_outcome {
   std::int64_t balance = 0;
 };
 
+// A Credit or a Debit that arrived while the account was locked.
+struct stashed {
+  bool credit;
+  std::int64_t cents;
+  caf::actor other;  // a Credit's destination, or a Debit's source
+  caf::actor reply_to;  // a Credit's teller
+};
+
 struct account_state {
   account_outcome counts;
+  bool locked = false;
   caf::actor teller;  // whom the transfer in progress is acknowledged to
-  caf::behavior locked;
+  std::deque<stashed> stash;
 };
 
 caf::behavior account_actor(caf::stateful_actor<account_state>* self, account_outcome* out) {
-  self->set_default_handler(caf::skip);
-  self->state.locked = {
-      [=](ack_atom) {
-        auto& s = self->state;
-        ++s.counts.received;
-        self->send(s.teller, ack_atom::value);
-        self->unbecome();
-      },
+  auto transfer_out = [=](std::int64_t cents, const caf::actor& recipient, caf::actor teller) {
+    auto& s = self->state;
+    s.counts.balance -= cents;
+    s.teller = std::move(teller);
+    self->send(recipient, debit_atom::value, cents);
+    s.locked = true;
+  };
+  auto deposit = [=](std::int64_t cents, const caf::actor& source) {
+    self->state.counts.balance += cents;
+    self->send(source, ack_atom::value);
   };
   return {
       [=](credit_atom, std::int64_t cents, const caf::actor& recipient) {
         auto& s = self->state;
         ++s.counts.received;
-        s.counts.balance -= cents;
-        s.teller = caf::actor_cast<caf::actor>(self->current_sender());
-        self->send(recipient, debit_atom::value, cents);
-        self->become(caf::keep_behavior, s.locked);
+        auto teller = caf::actor_cast<caf::actor>(self->current_sender());
+        if (s.locked)
+          s.stash.push_back({true, cents, recipient, std::move(teller)});
+        else
+          transfer_out(cents, recipient, std::move(teller));
       },
       [=](debit_atom, std::int64_t cents) {
         auto& s = self->state;
         ++s.counts.received;
-        s.counts.balance += cents;
-        return ack_atom::value;
+        auto source = caf::actor_cast<caf::actor>(self->current_sender());
+        if (s.locked)
+          s.stash.push_back({false, cents, std::move(source), caf::actor{}});
+        else
+          deposit(cents, source);
+      },
+      // The destination's acknowledgement of our Debit: unlock, tell the
+      // teller, and handle what arrived meanwhile, in order.
+      [=](ack_atom) {
+        auto& s = self->state;
+        ++s.counts.received;
+        s.locked = false;
+        self->send(s.teller, ack_atom::value);
+        while (!s.locked && !s.stash.empty()) {
+          stashed next = std::move(s.stash.front());
+          s.stash.pop_front();
+          if (next.credit)
+            transfer_out(next.cents, next.other, std::move(next.reply_to));
+          else
+            deposit(next.cents, next.other);
+        }
       },
       [=](stop_atom) {
         ++self->state.counts.received;

@@ -15,8 +15,8 @@
 // integer cents (llround of Savina's amount * 100) and balances start at 0,
 // so the result can be checked exactly (Savina's doubles near DBL_MAX
 // cannot be); and a stashed message is handled directly when the account
-// unlocks, where Savina's version re-sends it to itself (CAF's port skips
-// it in the mailbox instead). In all
+// unlocks, where Savina's version re-sends it to itself (the CAF program
+// does the same as this one). In all
 //   1 start + transactions Credit + transactions Debit
 //   + 2 transactions acknowledgements + accounts Stop.
 //
