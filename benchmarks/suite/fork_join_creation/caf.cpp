@@ -29,7 +29,7 @@ caf::behavior fork_join_actor(caf::event_based_actor* self,
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto actors = o.param("actors", 2'000'000, 100'000);
+  const auto actors = o.param("actors", 1'500'000, 40'000);
   suite::check(actors >= 1, "--actors must be at least 1");
   const auto n = static_cast<std::uint64_t>(actors);
 

@@ -46,7 +46,7 @@ caf::behavior throughput_actor(caf::stateful_actor<throughput_state>* self,
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
   const auto actors = o.param("actors", 360, 60);
-  const auto messages = o.param("messages", 20'000, 1'000);
+  const auto messages = o.param("messages", 20'000, 5'000);
   suite::check(actors >= 1 && messages >= 1, "--actors and --messages must be at least 1");
   const auto per_actor = static_cast<std::uint64_t>(messages);
 

@@ -10,7 +10,7 @@
 // Parameters (full / --quick):
 //   --actors    receiving actors (360 / 60). Savina's default is 60; the
 //               CAF locality study (seed 002, 6.2.1) uses 360.
-//   --messages  messages per actor (20,000 / 1,000). Savina's default is
+//   --messages  messages per actor (20,000 / 5,000). Savina's default is
 //               10,000, the CAF locality study's 60,000.
 //
 // Main sends one message object to every actor, every round: tact never
@@ -58,7 +58,7 @@ class throughput_actor final : public tact::actor {
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
   const auto actors = o.param("actors", 360, 60);
-  const auto messages = o.param("messages", 20'000, 1'000);
+  const auto messages = o.param("messages", 20'000, 5'000);
   suite::check(actors >= 1 && messages >= 1, "--actors and --messages must be at least 1");
   const auto per_actor = static_cast<std::uint64_t>(messages);
 
