@@ -50,7 +50,7 @@ struct account_outcome {
 struct stashed {
   bool credit;
   std::int64_t cents;
-  caf::actor other;  // a Credit's destination, or a Debit's source
+  caf::actor other;     // a Credit's destination, or a Debit's source
   caf::actor reply_to;  // a Credit's teller
 };
 
@@ -133,8 +133,8 @@ caf::behavior teller_actor(caf::stateful_actor<teller_state>* self,
         ++s.received;
         for (std::int64_t m = 0; m < transactions; ++m) {
           const transfer t = draw(s.random, static_cast<std::int32_t>(s.accounts.size()));
-          self->send(s.accounts[static_cast<std::size_t>(t.source)], credit_atom::value,
-                     t.cents, s.accounts[static_cast<std::size_t>(t.destination)]);
+          self->send(s.accounts[static_cast<std::size_t>(t.source)], credit_atom::value, t.cents,
+                     s.accounts[static_cast<std::size_t>(t.destination)]);
         }
       },
       [=](ack_atom) {
@@ -166,8 +166,8 @@ int main(int argc, char** argv) {
     std::vector<caf::actor> bank;
     bank.reserve(bank_out.size());
     for (auto& a : bank_out) bank.push_back(system.spawn(account_actor, &a));
-    auto boss = system.spawn(teller_actor, std::move(bank), std::int64_t{transactions},
-                             &teller_received);
+    auto boss =
+        system.spawn(teller_actor, std::move(bank), std::int64_t{transactions}, &teller_received);
     caf::anon_send(boss, start_atom::value);
     system.await_all_actors_done();
   });
@@ -182,9 +182,8 @@ int main(int argc, char** argv) {
   std::uint64_t delivered = teller_received;
   for (std::size_t i = 0; i < bank_out.size(); ++i) {
     suite::check(bank_out[i].balance == expected[i],
-                 "account " + std::to_string(i) + " holds " +
-                     std::to_string(bank_out[i].balance) + " cents, expected " +
-                     std::to_string(expected[i]));
+                 "account " + std::to_string(i) + " holds " + std::to_string(bank_out[i].balance) +
+                     " cents, expected " + std::to_string(expected[i]));
     delivered += bank_out[i].received;
   }
   const auto n = static_cast<std::uint64_t>(transactions);

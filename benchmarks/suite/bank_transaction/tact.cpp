@@ -1,12 +1,12 @@
-// bank_transaction (Savina 16 in the CAF locality study's numbering,
-// "banking"): a teller sends `transactions` transfers in one burst, each to
-// a random source account, which debits itself, sends the amount to a
-// random destination account and waits for its acknowledgement before it
+// bank_transaction (Savina's "banking", no. 16 of the list in seed 002,
+// 6.2.1): a teller sends `transactions` transfers in one burst, each to a
+// random source account, which debits itself, sends the amount to a random
+// destination account and waits for its acknowledgement before it
 // acknowledges to the teller. While it waits, an account is locked: every
-// other transfer or deposit that reaches it is stashed and handled, in
-// order, once the acknowledgement is in. It measures request/response
-// chains between many actors under a burst, with actors that must defer
-// work (Savina's synchronous request-response pattern).
+// other transfer or deposit that reaches it is stashed and handled, in order,
+// once the acknowledgement is in. It measures request/response chains between
+// many actors under a burst, with actors that must defer work (Savina's
+// synchronous request-response pattern).
 //
 // Savina's protocol (the manual-stash variant), kept as is: the source id
 // is drawn below 80% of the accounts and the destination above the

@@ -55,8 +55,8 @@ struct big_state {
   tally counts;
 };
 
-caf::behavior big_actor(caf::stateful_actor<big_state>* self, std::int32_t id,
-                        std::int64_t pings, caf::actor sink, tally* out) {
+caf::behavior big_actor(caf::stateful_actor<big_state>* self, std::int32_t id, std::int64_t pings,
+                        caf::actor sink, tally* out) {
   self->state.random = suite::savina::pseudo_random{id};
   return {
       [=](neighbors_atom, const std::vector<caf::actor>& all) {

@@ -1,10 +1,11 @@
-// big (Savina 7, "big"): many-to-many ping-pong. `actors` actors all know
-// each other; each repeatedly pings a neighbour chosen at random and waits
-// for its pong before it pings again, answering other actors' pings
-// meanwhile. When every actor has sent `pings` pings a sink tells them all
-// to exit. Up to `actors` messages are in flight at once, each to an
-// arbitrary actor, so it measures sends between unrelated actors under load
-// on every worker: no locality to exploit, plenty of parallelism.
+// big (Savina's "big", no. 8 of the list in seed 002, 6.2.1): many-to-many
+// ping-pong. `actors` actors all know each other; each repeatedly pings a
+// neighbour chosen at random and waits for its pong before it pings again,
+// answering other actors' pings meanwhile. When every actor has sent `pings`
+// pings a sink tells them all to exit. Up to `actors` messages are in flight
+// at once, each to an arbitrary actor, so it measures sends between unrelated
+// actors under load on every worker: no locality to exploit, plenty of
+// parallelism.
 //
 // Savina's protocol, kept as is: main sends the neighbour list to the sink
 // and every actor, then a Pong(-1) to every actor to start it. An actor

@@ -1,8 +1,9 @@
-// chameneos (Savina 6, "chameneos"): `chameneos` creatures meet in pairs
-// through one mall until `meetings` meetings have taken place. Every
-// request goes through the mall, so it measures a hot spot: one actor that
-// all others send to, whose mailbox is fed from every worker at once,
-// while the pairs it makes exchange messages directly.
+// chameneos (Savina's "chameneos", no. 7 of the list in seed 002, 6.2.1):
+// `chameneos` creatures meet in pairs through one mall until `meetings`
+// meetings have taken place. Every request goes through the mall, so it
+// measures a hot spot: one actor that all others send to, whose mailbox is
+// fed from every worker at once, while the pairs it makes exchange messages
+// directly.
 //
 // Savina's protocol, kept as is: each chameneo starts by sending Meet(its
 // colour) to the mall. The mall keeps the first Meet's chameneo waiting and

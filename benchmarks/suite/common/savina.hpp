@@ -25,9 +25,7 @@ class pseudo_random {
   }
   std::int32_t next_int() noexcept { return static_cast<std::int32_t>(next_long()); }
   // Savina's nextInt(exclusive_max): a modulo, bias and all.
-  std::int32_t next_int(std::int32_t exclusive_max) noexcept {
-    return next_int() % exclusive_max;
-  }
+  std::int32_t next_int(std::int32_t exclusive_max) noexcept { return next_int() % exclusive_max; }
   double next_double() noexcept { return 1.0 / static_cast<double>(next_long() + 1); }
 
  private:

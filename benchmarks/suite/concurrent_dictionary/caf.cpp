@@ -166,10 +166,10 @@ int main(int argc, char** argv) {
     auto dict = system.spawn(dictionary_actor, &initial, &dict_out);
     auto boss = system.spawn(master_actor, dict, std::int64_t{workers}, &master_received);
     for (std::int64_t i = 0; i < workers; ++i)
-      caf::anon_send(system.spawn(worker_actor, boss, dict, i, std::int64_t{requests},
-                                  std::int64_t{write_percent},
-                                  &crew_out[static_cast<std::size_t>(i)]),
-                     do_work_atom::value);
+      caf::anon_send(
+          system.spawn(worker_actor, boss, dict, i, std::int64_t{requests},
+                       std::int64_t{write_percent}, &crew_out[static_cast<std::size_t>(i)]),
+          do_work_atom::value);
     system.await_all_actors_done();
   });
 

@@ -1,9 +1,9 @@
-// concurrent_dictionary (Savina 8, "concdict"): one actor owns a hash map;
-// `workers` workers each send it `requests` requests, one at a time, each a
-// write (`write_percent` per cent) or a read of a random key, and wait for
-// the answer before sending the next. It measures one contended actor that
-// answers every worker: requests arrive from every worker at once, and
-// every answer goes back to a different actor.
+// concurrent_dictionary (Savina's "concdict", no. 9 of the list in seed 002,
+// 6.2.1): one actor owns a hash map; `workers` workers each send it
+// `requests` requests, one at a time, each a write (`write_percent` per cent)
+// or a read of a random key, and wait for the answer before sending the next.
+// It measures one contended actor that answers every worker: requests arrive
+// from every worker at once, and every answer goes back to a different actor.
 //
 // Savina's protocol, kept as is: a master creates the dictionary and the
 // workers and sends each worker DoWork; a worker sends a request on DoWork

@@ -1,9 +1,9 @@
-// counting (Savina 2, "count"): a producer sends `messages` increments to a
-// counter in one burst, then asks it for its count. It measures the raw
-// throughput of one mailbox: the producer sends far faster than anything is
-// received, so the counter's queue grows to hold the whole burst and the
-// counter then drains it (on another worker, at two workers, while it is
-// still being filled).
+// counting (Savina's "count", no. 3 of the list in seed 002, 6.2.1): a
+// producer sends `messages` increments to a counter in one burst, then asks
+// it for its count. It measures the raw throughput of one mailbox: the
+// producer sends far faster than anything is received, so the counter's queue
+// grows to hold the whole burst and the counter then drains it (on another
+// worker, at two workers, while it is still being filled).
 //
 // Savina's protocol: main sends Increment to the producer, which sends
 // `messages` Increments to the counter, then Retrieve; the counter answers

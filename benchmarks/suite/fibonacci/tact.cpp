@@ -1,10 +1,11 @@
-// fibonacci (Savina 29 in the CAF numbering, "fib"): computes the n-th
-// Fibonacci number with one actor per call of the naive recursion. An actor
-// asked for fib(k), k > 2, creates two children, asks them for fib(k - 1)
-// and fib(k - 2), adds their answers and sends the sum to its parent; k <= 2
-// answers 1 at once. Every actor exits after answering. It measures actor
-// creation and teardown inside behaviours, on every worker at once, with
-// short request/response chains and a tree-shaped burst of parallelism.
+// fibonacci (Savina's "fib", no. 6 of the list in seed 002, 6.2.1): computes
+// the n-th Fibonacci number with one actor per call of the naive recursion.
+// An actor asked for fib(k), k > 2, creates two children, asks them for
+// fib(k - 1) and fib(k - 2), adds their answers and sends the sum to its
+// parent; k <= 2 answers 1 at once. Every actor exits after answering. It
+// measures actor creation and teardown inside behaviours, on every worker at
+// once, with short request/response chains and a tree-shaped burst of
+// parallelism.
 //
 // Savina's protocol, kept as is: fib(n) makes 2 fib(n) - 1 actors; each gets
 // one Request and all but the root send one Response, so

@@ -14,8 +14,7 @@ namespace {
 
 using work_atom = caf::atom_constant<caf::atom("work")>;
 
-caf::behavior fork_join_actor(caf::event_based_actor* self,
-                              std::atomic<std::uint64_t>* positive) {
+caf::behavior fork_join_actor(caf::event_based_actor* self, std::atomic<std::uint64_t>* positive) {
   return {
       [=](work_atom) {
         if (suite::savina::perform_computation(suite::savina::theta) > 0)
@@ -45,7 +44,7 @@ int main(int argc, char** argv) {
 
   // Each actor quits after its one message, so every computation counted
   // is one message delivered.
-  suite::check(positive.load() == n, std::to_string(positive.load()) + " of " +
-                                         std::to_string(n) + " actors computed a result");
+  suite::check(positive.load() == n, std::to_string(positive.load()) + " of " + std::to_string(n) +
+                                         " actors computed a result");
   suite::report(o, "fork_join_creation", "caf", secs, n);
 }

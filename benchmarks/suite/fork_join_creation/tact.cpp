@@ -1,8 +1,8 @@
-// fork_join_creation (Savina 4, "fjcreate"): main creates `actors` actors
-// one after another and sends each one message; an actor does a small
-// computation (Savina's performComputation, sin squared) and exits. It
-// measures the cost of an actor's whole life: creation, first message,
-// termination and reclamation.
+// fork_join_creation (Savina's "fjcreate", no. 5 of the list in seed 002,
+// 6.2.1): main creates `actors` actors one after another and sends each one
+// message; an actor does a small computation (Savina's performComputation,
+// sin squared) and exits. It measures the cost of an actor's whole life:
+// creation, first message, termination and reclamation.
 //
 // Savina's protocol, kept as is; messages = actors. Each actor also counts
 // its positive result on one shared atomic counter (relaxed), which is how
@@ -64,8 +64,8 @@ int main(int argc, char** argv) {
   });
 
   const std::uint64_t delivered = system.stats().total.messages_processed - before;
-  suite::check(positive.load() == n, std::to_string(positive.load()) + " of " +
-                                         std::to_string(n) + " actors computed a result");
+  suite::check(positive.load() == n, std::to_string(positive.load()) + " of " + std::to_string(n) +
+                                         " actors computed a result");
   suite::check(delivered == n, "the system delivered " + std::to_string(delivered) +
                                    " messages, expected " + std::to_string(n));
   system.stop();

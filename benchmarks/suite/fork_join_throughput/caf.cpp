@@ -25,8 +25,8 @@ struct throughput_state {
   std::uint64_t positive = 0;
 };
 
-caf::behavior throughput_actor(caf::stateful_actor<throughput_state>* self,
-                               std::uint64_t messages, tally* out) {
+caf::behavior throughput_actor(caf::stateful_actor<throughput_state>* self, std::uint64_t messages,
+                               tally* out) {
   const double theta = suite::savina::theta;
   return {
       [=](work_atom) {

@@ -1,9 +1,10 @@
-// fork_join_throughput (Savina 3, "fjthrput"): main sends one message to
-// each of `actors` actors, and does so `messages` times; each actor does a
-// small computation per message (Savina's performComputation, sin squared)
-// and exits after its `messages`-th. It measures how fast messages from one
-// outside sender fan out to many actors and how well the workers share
-// those actors: every actor can run in parallel with every other.
+// fork_join_throughput (Savina's "fjthrput", no. 4 of the list in seed 002,
+// 6.2.1): main sends one message to each of `actors` actors, and does so
+// `messages` times; each actor does a small computation per message (Savina's
+// performComputation, sin squared) and exits after its `messages`-th. It
+// measures how fast messages from one outside sender fan out to many actors
+// and how well the workers share those actors: every actor can run in
+// parallel with every other.
 //
 // Savina's protocol, kept as is; messages = actors * messages.
 //

@@ -112,9 +112,8 @@ caf::behavior master_actor(caf::stateful_actor<master_state>* self, std::size_t 
   const auto me = caf::actor_cast<caf::actor>(self);
   // received: [0] the master, then computers, then workers.
   for (std::size_t i = 0; i < series; ++i)
-    s.computers.push_back(self->spawn(rate_computer,
-                                      start_rate + static_cast<double>(i) * increment,
-                                      &(*received)[1 + i]));
+    s.computers.push_back(self->spawn(
+        rate_computer, start_rate + static_cast<double>(i) * increment, &(*received)[1 + i]));
   for (std::size_t i = 0; i < series; ++i)
     s.workers.push_back(self->spawn(series_worker, me, s.computers[i % series], i,
                                     static_cast<double>(i) * increment,

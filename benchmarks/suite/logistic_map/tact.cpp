@@ -1,12 +1,12 @@
-// logistic_map (Savina 15 in the CAF locality study's numbering, "logmap"):
-// `series` series of the logistic map x' = r x (1 - x), each advanced
-// `terms` times. A master sends every series worker `terms` NextTerm
-// requests in one burst; for each, the worker asks its rate computer for
-// the next term and must wait for the answer before it handles the next
-// request, which waits in its mailbox meanwhile. It measures a synchronous
-// request/response pattern under a backlog: a few actors, each with a long
-// queue, that can only progress one round trip at a time (so at most
-// `series` round trips run in parallel).
+// logistic_map (Savina's "logmap", no. 15 of the list in seed 002, 6.2.1):
+// `series` series of the logistic map x' = r x (1 - x), each advanced `terms`
+// times. A master sends every series worker `terms` NextTerm requests in one
+// burst; for each, the worker asks its rate computer for the next term and
+// must wait for the answer before it handles the next request, which waits in
+// its mailbox meanwhile. It measures a synchronous request/response pattern
+// under a backlog: a few actors, each with a long queue, that can only
+// progress one round trip at a time (so at most `series` round trips run in
+// parallel).
 //
 // Savina's protocol (the manual-stash variant), kept as is: worker i starts
 // at i * 0.0025 and its computer uses rate 3.46 + i * 0.0025; after the
@@ -236,9 +236,9 @@ int main(int argc, char** argv) {
     const double rate = start_rate + static_cast<double>(i) * increment;
     for (std::int64_t t = 0; t < terms; ++t) term = next_term(term, rate);
     // The same operations in the same order: equal, not merely close.
-    suite::check(term == boss->terms()[i],
-                 "series " + std::to_string(i) + " ended at " + std::to_string(boss->terms()[i]) +
-                     ", expected " + std::to_string(term));
+    suite::check(term == boss->terms()[i], "series " + std::to_string(i) + " ended at " +
+                                               std::to_string(boss->terms()[i]) + ", expected " +
+                                               std::to_string(term));
   }
   const std::uint64_t expected = 1 + 3 * s * static_cast<std::uint64_t>(terms) + 4 * s;
   suite::check(delivered == expected, "the actors received " + std::to_string(delivered) +

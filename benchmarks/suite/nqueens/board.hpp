@@ -12,9 +12,8 @@ namespace nqueens {
 
 // NQueensConfig.SOLUTIONS: solutions of the n-queens problem, n = 1..20.
 inline constexpr std::array<std::int64_t, 20> solutions = {
-    1,       0,        0,         2,          10,         4,           40,
-    92,      352,      724,       2680,       14200,      73712,       365596,
-    2279184, 14772512, 95815104,  666090624,  4968057848, 39029188884};
+    1,    0,     0,     2,      10,      4,        40,       92,        352,        724,
+    2680, 14200, 73712, 365596, 2279184, 14772512, 95815104, 666090624, 4968057848, 39029188884};
 
 inline constexpr int max_size = 20;
 

@@ -21,8 +21,8 @@ using done_atom = caf::atom_constant<caf::atom("done")>;
 using result_atom = caf::atom_constant<caf::atom("result")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
 
-caf::behavior worker_actor(caf::stateful_actor<std::uint64_t>* self, caf::actor master,
-                           int size, int threshold, std::uint64_t* received) {
+caf::behavior worker_actor(caf::stateful_actor<std::uint64_t>* self, caf::actor master, int size,
+                           int threshold, std::uint64_t* received) {
   return {
       [=](work_atom, const nqueens::board& b) {
         ++self->state;
@@ -62,9 +62,8 @@ struct master_state {
   outcome counts;
 };
 
-caf::behavior master_actor(caf::stateful_actor<master_state>* self, std::int64_t workers,
-                           int size, int threshold, std::vector<std::uint64_t>* received,
-                           outcome* out) {
+caf::behavior master_actor(caf::stateful_actor<master_state>* self, std::int64_t workers, int size,
+                           int threshold, std::vector<std::uint64_t>* received, outcome* out) {
   auto send_work = [=](const nqueens::board& b) {
     auto& s = self->state;
     self->send(s.workers[s.next], work_atom::value, b);
@@ -73,8 +72,8 @@ caf::behavior master_actor(caf::stateful_actor<master_state>* self, std::int64_t
   };
   const auto me = caf::actor_cast<caf::actor>(self);
   for (std::int64_t i = 0; i < workers; ++i)
-    self->state.workers.push_back(self->spawn(worker_actor, me, size, threshold,
-                                              &(*received)[static_cast<std::size_t>(i)]));
+    self->state.workers.push_back(
+        self->spawn(worker_actor, me, size, threshold, &(*received)[static_cast<std::size_t>(i)]));
   // Savina's onPostStart: the first item, to the first worker.
   send_work(nqueens::board{});
   return {
@@ -121,8 +120,8 @@ int main(int argc, char** argv) {
   outcome out;
   std::vector<std::uint64_t> received(static_cast<std::size_t>(workers));
   const double secs = suite::seconds([&] {
-    system.spawn(master_actor, std::int64_t{workers}, size, static_cast<int>(threshold),
-                 &received, &out);
+    system.spawn(master_actor, std::int64_t{workers}, size, static_cast<int>(threshold), &received,
+                 &out);
     system.await_all_actors_done();
   });
 
@@ -132,12 +131,12 @@ int main(int argc, char** argv) {
                                                         std::to_string(expected_solutions));
   const std::int64_t items =
       nqueens::valid_prefixes(nqueens::board{}, size, std::min(size, static_cast<int>(threshold)));
-  suite::check(out.items == items, std::to_string(out.items) + " work items made, expected " +
-                                       std::to_string(items));
+  suite::check(out.items == items,
+               std::to_string(out.items) + " work items made, expected " + std::to_string(items));
   std::uint64_t delivered = out.received;
   for (const auto r : received) delivered += r;
-  const auto expected = static_cast<std::uint64_t>(1 + 2 * items + (items + 1) +
-                                                   expected_solutions + 2 * workers);
+  const auto expected =
+      static_cast<std::uint64_t>(1 + 2 * items + (items + 1) + expected_solutions + 2 * workers);
   suite::check(delivered == expected, "the actors received " + std::to_string(delivered) +
                                           " messages, expected " + std::to_string(expected));
   // The search is nearly all the time: a time per message would mean little.

@@ -1,11 +1,11 @@
-// nqueens (Savina 19 in the CAF locality study's numbering, "nqueenk"):
-// counts the placements of n queens on an n x n board. A master hands work
-// items (partial boards) round robin to `workers` workers; a worker given a
-// board shallower than `threshold` sends the master one new item per valid
-// next row, and searches deeper boards sequentially itself, sending the
-// master one Result per solution. It measures a dynamic divide-and-conquer
-// through a central dispatcher: work appears while the run goes on, all of
-// it passes through one actor, and the search itself is most of the time.
+// nqueens (Savina's "nqueenk", no. 19 of the list in seed 002, 6.2.1): counts
+// the placements of n queens on an n x n board. A master hands work items
+// (partial boards) round robin to `workers` workers; a worker given a board
+// shallower than `threshold` sends the master one new item per valid next
+// row, and searches deeper boards sequentially itself, sending the master one
+// Result per solution. It measures a dynamic divide-and-conquer through a
+// central dispatcher: work appears while the run goes on, all of it passes
+// through one actor, and the search itself is most of the time.
 //
 // Savina's protocol, with one simplification: Savina stops once a
 // solutions limit is reached (1,500,000, more than n = 14 has), so with
@@ -180,9 +180,9 @@ int main(int argc, char** argv) {
   });
 
   const std::int64_t expected_solutions = nqueens::solutions[static_cast<std::size_t>(size - 1)];
-  suite::check(boss->solutions() == expected_solutions,
-               std::to_string(boss->solutions()) + " solutions found, expected " +
-                   std::to_string(expected_solutions));
+  suite::check(boss->solutions() == expected_solutions, std::to_string(boss->solutions()) +
+                                                            " solutions found, expected " +
+                                                            std::to_string(expected_solutions));
   const std::int64_t items =
       nqueens::valid_prefixes(nqueens::board{}, size, std::min(size, static_cast<int>(threshold)));
   suite::check(boss->items() == items, std::to_string(boss->items()) +
@@ -193,8 +193,8 @@ int main(int argc, char** argv) {
     suite::check(c->finished(), "a worker did not stop");
     delivered += c->received();
   }
-  const auto expected = static_cast<std::uint64_t>(1 + 2 * items + (items + 1) +
-                                                   expected_solutions + 2 * workers);
+  const auto expected =
+      static_cast<std::uint64_t>(1 + 2 * items + (items + 1) + expected_solutions + 2 * workers);
   suite::check(delivered == expected, "the actors received " + std::to_string(delivered) +
                                           " messages, expected " + std::to_string(expected));
   suite::check(system.stats().total.messages_processed == delivered,

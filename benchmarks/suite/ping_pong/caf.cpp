@@ -102,9 +102,8 @@ int main(int argc, char** argv) {
   });
 
   const std::uint64_t messages = out.ping_received + out.pong_received;
-  suite::check(out.pings_left == 0 && out.pongs == n,
-               "pong answered " + std::to_string(out.pongs) + " of " + std::to_string(n) +
-                   " pings");
+  suite::check(out.pings_left == 0 && out.pongs == n, "pong answered " + std::to_string(out.pongs) +
+                                                          " of " + std::to_string(n) + " pings");
   suite::check(messages == 3 * n + 1, "the actors received " + std::to_string(messages) +
                                           " messages, expected " + std::to_string(3 * n + 1));
   suite::report(o, "ping_pong", "caf", secs, messages);

@@ -1,8 +1,8 @@
-// ping_pong (Savina 1, "pingpong"): two actors pass a message back and
-// forth. Only one message is in flight at any time, so this measures the
-// latency of one send and dispatch, with nothing to run in parallel: a
-// second worker can only get in the way (a wake-up, or a steal that moves
-// an actor away from its partner's cache).
+// ping_pong (Savina's "pingpong", no. 1 of the list in seed 002, 6.2.1): two
+// actors pass a message back and forth. Only one message is in flight at any
+// time, so this measures the latency of one send and dispatch, with nothing
+// to run in parallel: a second worker can only get in the way (a wake-up, or
+// a steal that moves an actor away from its partner's cache).
 //
 // Savina's protocol, kept as is: ping sends SendPing to pong, pong answers
 // SendPong, and ping, if pings are left, sends itself a Ping message that
@@ -130,9 +130,9 @@ int main(int argc, char** argv) {
   const auto n = static_cast<std::uint64_t>(pings);
   const std::uint64_t messages = ping.received() + pong.received();
   suite::check(ping.finished() && pong.finished(), "an actor did not finish");
-  suite::check(ping.pings_left() == 0 && pong.pongs() == n,
-               "pong answered " + std::to_string(pong.pongs()) + " of " + std::to_string(n) +
-                   " pings");
+  suite::check(
+      ping.pings_left() == 0 && pong.pongs() == n,
+      "pong answered " + std::to_string(pong.pongs()) + " of " + std::to_string(n) + " pings");
   suite::check(messages == 3 * n + 1, "the actors received " + std::to_string(messages) +
                                           " messages, expected " + std::to_string(3 * n + 1));
   suite::check(system.stats().total.messages_processed == messages,

@@ -105,8 +105,8 @@ int main(int argc, char** argv) {
   std::uint64_t delivered = 1 + seen.size();
   for (const auto r : received) delivered += r;
   const std::uint64_t expected_messages = 1 + n * (stage_count + 1);
-  suite::check(delivered == expected_messages,
-               "the actors received " + std::to_string(delivered) + " messages, expected " +
-                   std::to_string(expected_messages));
+  suite::check(delivered == expected_messages, "the actors received " + std::to_string(delivered) +
+                                                   " messages, expected " +
+                                                   std::to_string(expected_messages));
   suite::report(o, "radix_sort", "caf", secs, delivered);
 }

@@ -1,11 +1,10 @@
-// radix_sort (Savina 22 in the CAF locality study's numbering,
-// "radixsort"): `values` random values flow through a pipeline of one sort
-// actor per bit, least significant first; a stage passes a value whose bit
-// is clear straight on and holds the others back until it has seen every
-// value, then sends them on in arrival order, so the values reach the end
-// sorted. It measures a long pipeline: each value crosses every stage, so
-// messages far outnumber the work per message, and the stages can run in
-// parallel on different workers.
+// radix_sort (Savina's "radixsort", no. 22 of the list in seed 002, 6.2.1):
+// `values` random values flow through a pipeline of one sort actor per bit,
+// least significant first; a stage passes a value whose bit is clear straight
+// on and holds the others back until it has seen every value, then sends them
+// on in arrival order, so the values reach the end sorted. It measures a long
+// pipeline: each value crosses every stage, so messages far outnumber the
+// work per message, and the stages can run in parallel on different workers.
 //
 // Savina's protocol, kept as is: the source draws each value as Savina's
 // PseudoRandom.nextLong() mod max_value (seed 2048), so values have 16
@@ -74,8 +73,8 @@ class sort_stage final : public tact::actor {
  public:
   // After the stage for the next higher bit, or after the last stage, the
   // validator: exactly one of the two is given.
-  sort_stage(tact::actor_system& system, std::size_t values, std::int64_t radix,
-             sort_stage* next, validator* end)
+  sort_stage(tact::actor_system& system, std::size_t values, std::int64_t radix, sort_stage* next,
+             validator* end)
       : actor{system}, values_{values}, radix_{radix}, next_{next}, end_{end} {
     held_.reserve(values);
   }
@@ -111,8 +110,7 @@ class sort_stage final : public tact::actor {
 
 class source final : public tact::actor {
  public:
-  source(tact::actor_system& system, std::size_t values, std::int64_t max_value,
-         sort_stage& first)
+  source(tact::actor_system& system, std::size_t values, std::int64_t max_value, sort_stage& first)
       : actor{system}, values_(values), max_value_{max_value}, first_{first} {}
 
   tact::allocation receive(start_msg&) {
@@ -148,9 +146,9 @@ int main(int argc, char** argv) {
   const double secs = suite::seconds([&] {
     end = std::make_unique<validator>(system, n);
     for (std::int64_t radix = max_value / 2; radix > 0; radix /= 2)
-      stages.push_back(std::make_unique<sort_stage>(
-          system, n, radix, stages.empty() ? nullptr : stages.back().get(),
-          stages.empty() ? end.get() : nullptr));
+      stages.push_back(std::make_unique<sort_stage>(system, n, radix,
+                                                    stages.empty() ? nullptr : stages.back().get(),
+                                                    stages.empty() ? end.get() : nullptr));
     feed = std::make_unique<source>(system, n, max_value, *stages.back());
     *feed | start;
     system.await_quiescence();
@@ -168,9 +166,9 @@ int main(int argc, char** argv) {
     delivered += s->received();
   }
   const std::uint64_t expected_messages = 1 + n * (stages.size() + 1);
-  suite::check(delivered == expected_messages,
-               "the actors received " + std::to_string(delivered) + " messages, expected " +
-                   std::to_string(expected_messages));
+  suite::check(delivered == expected_messages, "the actors received " + std::to_string(delivered) +
+                                                   " messages, expected " +
+                                                   std::to_string(expected_messages));
   suite::check(system.stats().total.messages_processed == delivered,
                "the system delivered a different number of messages than the actors received");
   system.stop();

@@ -1,11 +1,11 @@
-// sieve (Savina 25 in the CAF locality study's numbering, "sieve"): the
-// primes below `limit` by a growing pipeline of filter actors. A producer
-// sends every odd number from 3 to the first filter; each filter keeps up
-// to `primes_per_filter` primes and drops a candidate one of them divides;
-// a candidate that passes every filter is prime, and the last filter keeps
-// it, or creates a new last filter for it when it is full. It measures a
-// pipeline that grows while it runs (actors created by actors), with trial
-// divisions as most of the work.
+// sieve (Savina's "sieve", no. 25 of the list in seed 002, 6.2.1): the primes
+// below `limit` by a growing pipeline of filter actors. A producer sends
+// every odd number from 3 to the first filter; each filter keeps up to
+// `primes_per_filter` primes and drops a candidate one of them divides; a
+// candidate that passes every filter is prime, and the last filter keeps it,
+// or creates a new last filter for it when it is full. It measures a pipeline
+// that grows while it runs (actors created by actors), with trial divisions
+// as most of the work.
 //
 // Savina's protocol, kept as is: after the candidates the producer sends
 // Exit, which every filter passes on before it exits (the CAF team's port

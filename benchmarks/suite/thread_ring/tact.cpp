@@ -1,9 +1,10 @@
-// thread_ring (Savina 5, "threadring"): `actors` actors form a ring and one
-// token is passed around it `pings` times; then an exit token goes once
-// around the ring and every actor exits. Only one message is in flight at a
-// time, but each hop goes to a different actor, so it measures the latency
-// of a send plus the cost of switching actors (each hop touches another
-// actor's state), with nothing to run in parallel.
+// thread_ring (Savina's "threadring", no. 2 of the list in seed 002, 6.2.1):
+// `actors` actors form a ring and one token is passed around it `pings`
+// times; then an exit token goes once around the ring and every actor exits.
+// Only one message is in flight at a time, but each hop goes to a different
+// actor, so it measures the latency of a send plus the cost of switching
+// actors (each hop touches another actor's state), with nothing to run in
+// parallel.
 //
 // Savina's protocol: main tells every actor its successor (a Data message
 // each), then sends Ping(pings) to actor 0; an actor that receives Ping(k),

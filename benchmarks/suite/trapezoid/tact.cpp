@@ -1,11 +1,10 @@
-// trapezoid (Savina 28 in the CAF locality study's numbering, "trapezoid"):
+// trapezoid (Savina's "trapezoid", no. 28 of the list in seed 002, 6.2.1):
 // the integral of f(x) = sin(x^3 - 1) / (x + 1) * sqrt(1 + exp(sqrt(2x)))
 // over [1, 5] by the trapezoidal rule with `pieces` pieces, split evenly
 // between `workers` actors. Almost all the time goes into computing f, with
-// one message per worker each way, so it measures how well the engine
-// spreads independent compute-bound actors over its workers (the runtime
-// should halve from one worker to two on two cores) and nothing of its
-// messaging.
+// one message per worker each way, so it measures how well the engine spreads
+// independent compute-bound actors over its workers (the runtime should halve
+// from one worker to two on two cores) and nothing of its messaging.
 //
 // Savina's protocol, kept as is: a master splits [l, r] into `workers`
 // ranges, sends each worker its range and the piece width, and sums their
@@ -171,8 +170,8 @@ int main(int argc, char** argv) {
   }
   suite::check(std::isfinite(boss->total()), "the total area is not finite");
   const std::uint64_t delivered = boss->received() + w;  // each worker received its Work
-  suite::check(boss->received() == 1 + w, "the master received " +
-                                               std::to_string(boss->received()) + " messages");
+  suite::check(boss->received() == 1 + w,
+               "the master received " + std::to_string(boss->received()) + " messages");
   suite::check(system.stats().total.messages_processed == delivered,
                "the system delivered a different number of messages than the actors received");
   system.stop();
