@@ -1,0 +1,192 @@
+// concurrent_dictionary for CAF 0.17: the same protocol, random draws and
+// message counts as tact.cpp (which documents the workload), written as CAF
+// event-based actors; the dictionary answers each request to its sender.
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "savina.hpp"
+#include "suite.hpp"
+
+namespace {
+
+constexpr std::int32_t data_limit = 2'147'483'647 / 4'096;
+
+using data_map = std::unordered_map<std::int32_t, std::int32_t>;
+
+using do_work_atom = caf::atom_constant<caf::atom("dowork")>;
+using read_atom = caf::atom_constant<caf::atom("read")>;
+using write_atom = caf::atom_constant<caf::atom("write")>;
+using result_atom = caf::atom_constant<caf::atom("result")>;
+using done_atom = caf::atom_constant<caf::atom("done")>;
+using end_work_atom = caf::atom_constant<caf::atom("endwork")>;
+
+// What the actors leave for main when they exit; read after
+// await_all_actors_done().
+struct dictionary_outcome {
+  std::uint64_t received = 0;
+  std::size_t size = 0;
+  std::int64_t writes = 0;
+};
+struct worker_outcome {
+  std::uint64_t received = 0;
+  std::int64_t answers = 0;
+};
+
+struct dictionary_state {
+  data_map map;
+  dictionary_outcome counts;
+};
+
+// Takes the prepared map over at start (a move: nothing is copied).
+caf::behavior dictionary_actor(caf::stateful_actor<dictionary_state>* self, data_map* initial,
+                               dictionary_outcome* out) {
+  self->state.map = std::move(*initial);
+  return {
+      [=](write_atom, std::int32_t key, std::int32_t value) {
+        ++self->state.counts.received;
+        ++self->state.counts.writes;
+        self->state.map[key] = value;
+        return caf::make_message(result_atom::value, value);
+      },
+      [=](read_atom, std::int32_t key) {
+        ++self->state.counts.received;
+        const auto found = self->state.map.find(key);
+        return caf::make_message(result_atom::value,
+                                 found == self->state.map.end() ? -1 : found->second);
+      },
+      [=](end_work_atom) {
+        auto& s = self->state;
+        ++s.counts.received;
+        s.counts.size = s.map.size();
+        *out = s.counts;
+        self->quit();
+      },
+  };
+}
+
+struct master_state {
+  std::int64_t done = 0;
+  std::uint64_t received = 0;
+};
+
+caf::behavior master_actor(caf::stateful_actor<master_state>* self, caf::actor dictionary,
+                           std::int64_t workers, std::uint64_t* received) {
+  return {
+      [=](done_atom) {
+        ++self->state.received;
+        if (++self->state.done < workers) return;
+        self->send(dictionary, end_work_atom::value);
+        *received = self->state.received;
+        self->quit();
+      },
+  };
+}
+
+struct worker_state {
+  suite::savina::pseudo_random random;
+  std::int64_t count = 0;
+  worker_outcome counts;
+};
+
+caf::behavior worker_actor(caf::stateful_actor<worker_state>* self, caf::actor master,
+                           caf::actor dictionary, std::int64_t id, std::int64_t requests,
+                           std::int64_t write_percent, worker_outcome* out) {
+  self->state.random = suite::savina::pseudo_random{id + requests + write_percent};
+  auto next = [=] {
+    auto& s = self->state;
+    if (++s.count > requests) {
+      self->send(master, done_atom::value);
+      *out = s.counts;
+      self->quit();
+      return;
+    }
+    if (s.random.next_int(100) < write_percent) {
+      const std::int32_t key = s.random.next_int() % data_limit;
+      self->send(dictionary, write_atom::value, key, s.random.next_int());
+    } else {
+      self->send(dictionary, read_atom::value, s.random.next_int() % data_limit);
+    }
+  };
+  return {
+      [=](do_work_atom) {
+        ++self->state.counts.received;
+        next();
+      },
+      [=](result_atom, std::int32_t) {
+        ++self->state.counts.received;
+        ++self->state.counts.answers;
+        next();
+      },
+  };
+}
+
+std::int64_t expected_writes(std::int64_t workers, std::int64_t requests,
+                             std::int64_t write_percent) {
+  std::int64_t writes = 0;
+  for (std::int64_t id = 0; id < workers; ++id) {
+    suite::savina::pseudo_random random{id + requests + write_percent};
+    for (std::int64_t i = 0; i < requests; ++i) {
+      const bool write = random.next_int(100) < write_percent;
+      random.next_int();
+      if (write) {
+        random.next_int();
+        ++writes;
+      }
+    }
+  }
+  return writes;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  suite::options o{argc, argv};
+  const auto workers = o.param("workers", 100, 20);
+  const auto requests = o.param("requests", 20'000, 1'000);
+  const auto write_percent = o.param("write_percent", 10, 10);
+  suite::check(workers >= 1 && requests >= 0 && write_percent >= 0 && write_percent <= 100,
+               "--workers must be at least 1, --requests not negative, --write_percent 0..100");
+
+  data_map initial;
+  initial.reserve(data_limit);
+  for (std::int32_t k = 0; k < data_limit; ++k) initial.emplace(k, k);
+
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));
+  caf::actor_system system{cfg};
+  dictionary_outcome dict_out;
+  std::uint64_t master_received = 0;
+  std::vector<worker_outcome> crew_out(static_cast<std::size_t>(workers));
+  const double secs = suite::seconds([&] {
+    auto dict = system.spawn(dictionary_actor, &initial, &dict_out);
+    auto boss = system.spawn(master_actor, dict, std::int64_t{workers}, &master_received);
+    for (std::int64_t i = 0; i < workers; ++i)
+      caf::anon_send(
+          system.spawn(worker_actor, boss, dict, i, std::int64_t{requests},
+                       std::int64_t{write_percent}, &crew_out[static_cast<std::size_t>(i)]),
+          do_work_atom::value);
+    system.await_all_actors_done();
+  });
+
+  std::uint64_t delivered = dict_out.received + master_received;
+  for (const auto& w : crew_out) {
+    suite::check(w.answers == requests, "a worker had " + std::to_string(w.answers) + " of " +
+                                            std::to_string(requests) + " answers");
+    delivered += w.received;
+  }
+  const std::int64_t writes = expected_writes(workers, requests, write_percent);
+  suite::check(dict_out.writes == writes, "the dictionary took " + std::to_string(dict_out.writes) +
+                                              " writes, expected " + std::to_string(writes));
+  suite::check(dict_out.size == static_cast<std::size_t>(data_limit),
+               "the dictionary holds " + std::to_string(dict_out.size) + " entries");
+  const auto e = static_cast<std::uint64_t>(workers);
+  const std::uint64_t expected = 2 * e * static_cast<std::uint64_t>(requests) + 2 * e + 1;
+  suite::check(delivered == expected, "the actors received " + std::to_string(delivered) +
+                                          " messages, expected " + std::to_string(expected));
+  suite::report(o, "concurrent_dictionary", "caf", secs, delivered);
+}

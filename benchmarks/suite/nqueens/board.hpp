@@ -1,0 +1,72 @@
+#pragma once
+
+// The N-queens computation both nqueens programs run, so that they do
+// exactly the same work around their different messaging: Savina's
+// boardValid and its sequential kernel, on a fixed-size board that copies
+// without allocating.
+
+#include <array>
+#include <cstdint>
+
+namespace nqueens {
+
+// NQueensConfig.SOLUTIONS: solutions of the n-queens problem, n = 1..20.
+inline constexpr std::array<std::int64_t, 20> solutions = {
+    1,    0,     0,     2,      10,      4,        40,       92,        352,        724,
+    2680, 14200, 73712, 365596, 2279184, 14772512, 95815104, 666090624, 4968057848, 39029188884};
+
+inline constexpr int max_size = 20;
+
+// A partial placement: queen i stands in column rows[i], for i < depth.
+struct board {
+  std::array<std::int8_t, max_size> rows{};
+  int depth = 0;
+
+  board with(int column) const noexcept {
+    board b = *this;
+    b.rows[static_cast<std::size_t>(depth)] = static_cast<std::int8_t>(column);
+    ++b.depth;
+    return b;
+  }
+};
+
+// NQueensConfig.boardValid: whether no two queens of the first n attack
+// each other (Savina checks every pair again at every step).
+inline bool valid(const board& b) noexcept {
+  for (int i = 0; i < b.depth; ++i) {
+    const int p = b.rows[static_cast<std::size_t>(i)];
+    for (int j = i + 1; j < b.depth; ++j) {
+      const int q = b.rows[static_cast<std::size_t>(j)];
+      if (q == p || q == p - (j - i) || q == p + (j - i)) return false;
+    }
+  }
+  return true;
+}
+
+// Worker.nqueensKernelSeq: calls found() once per complete placement that
+// extends b.
+template <class F>
+void solve_sequentially(const board& b, int size, F&& found) {
+  if (b.depth == size) {
+    found();
+    return;
+  }
+  for (int column = 0; column < size; ++column) {
+    const board next = b.with(column);
+    if (valid(next)) solve_sequentially(next, size, found);
+  }
+}
+
+// Valid placements of depth 1..up_to (the work items the parallel part of
+// the search sends): what the message counts are checked against.
+inline std::int64_t valid_prefixes(const board& b, int size, int up_to) {
+  if (b.depth == up_to) return 0;
+  std::int64_t count = 0;
+  for (int column = 0; column < size; ++column) {
+    const board next = b.with(column);
+    if (valid(next)) count += 1 + valid_prefixes(next, size, up_to);
+  }
+  return count;
+}
+
+}  // namespace nqueens
