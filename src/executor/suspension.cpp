@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 
 #include "executor/executor.hpp"
@@ -72,10 +73,13 @@ void worker::suspend(wake_condition& c) {
   counters.suspensions.add();
   resumed_ = false;
   fibers_.suspend();
-  // resume_ready() took `me` off the list and switched back here.
+  // resume_ready() took `me` off the list and switched back here. The
+  // queue is held now: no budget, so the rest of this behaviour's sends to
+  // it take the mailbox, behind anything it sent there before.
   executor::set_scope(scope, home);
   current_ = &q;
   current_index_ = index;
+  budget_ = 0;
   running_target_ = target;
   resumed_ = true;
 }
@@ -169,7 +173,9 @@ void worker::run_held(work_queue& q, std::uint32_t index, const envelope& e) {
 // busy; its stash carries on here once that one is done.
 void worker::run_stash(work_queue& q, std::uint32_t index, void* target) {
   for (;;) {
-    held_queue::busy_actor& b = *find_held(q)->find(target);
+    held_queue::busy_actor* found = find_held(q)->find(target);
+    assert(found != nullptr && "a resumed behaviour's actor is busy until its stash has run");
+    held_queue::busy_actor& b = *found;
     if (b.idle()) {
       find_held(q)->erase(target);
       return;

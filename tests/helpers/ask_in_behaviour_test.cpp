@@ -202,6 +202,51 @@ TEST_CASE("an actor whose behaviour waits runs its other messages afterwards, in
   finish(system, b, p, s);
 }
 
+TEST_CASE("a behaviour's sends before, between and after its asks arrive in order") {
+  // The sender and its receiver share a queue; the asked leaf is on the
+  // other one, so the worker runs other batches while the sender waits
+  // (and leaves their send budget behind).
+  tact::actor_system system{{.workers = 1, .queues = 2}};
+  struct tally : tact::message {
+    explicit tally(int n) : n{n} {}
+    int n;
+  };
+  struct receiver : tact::actor {
+    explicit receiver(tact::actor_system& system) : tact::actor{system} {}
+    tact::allocation receive(tally& t) {
+      seen.push_back(t.n);
+      return Nodelete;
+    }
+    std::vector<int> seen;
+  };
+  struct sender : tact::actor {
+    sender(tact::actor_system& system, receiver& r, leaf& l)
+        : tact::actor{system}, receiver_{r}, leaf_{l} {}
+    tact::allocation receive(go&) {
+      for (int i = 0; i < 6; ++i) {
+        if (i % 2 == 1) answers += tact::ask(leaf_, square{i}, patient).has_value() ? 1 : 0;
+        auto* t = new tally{i};
+        t->set_allocation(tact::allocation::Delete);
+        receiver_ | *t;
+      }
+      return Nodelete;
+    }
+    receiver& receiver_;
+    leaf& leaf_;
+    int answers = 0;
+  };
+  // Queues are dealt round robin from this thread: 0, 1, 0.
+  receiver r{system};
+  leaf l{system};
+  sender s{system, r, l};
+  go start;
+  s | start;
+  system.await_quiescence();
+  CHECK(s.answers == 3);
+  CHECK(r.seen == std::vector<int>{0, 1, 2, 3, 4, 5});
+  finish(system, r, l, s);
+}
+
 TEST_CASE("a behaviour's ask ends in a timeout, a failure or no reply, as from outside") {
   tact::test::diagnostics_log log;
   tact::actor_system system{{.workers = 1, .on_diagnostic = log.handler()}};
