@@ -101,9 +101,12 @@ fiber_pool::~fiber_pool() {
   for (ctx::stack_context& s : stacks_) ctx::protected_fixedsize_stack{stack_size_}.deallocate(s);
 }
 
+// Per lending of a guest, so cheap: what a previous owner left in the
+// native context (its stack's bounds, its exception state) is overwritten
+// by the first switch away from it, before anything reads it.
 void fiber_pool::enter() noexcept {
   if (!native_) native_ = std::make_unique<context>();
-  *native_ = context{};
+  native_->now = context::state::running;
 #if defined(TACT_FIBERS_TSAN)
   native_->tsan_fiber = __tsan_get_current_fiber();
 #endif
@@ -113,6 +116,7 @@ void fiber_pool::enter() noexcept {
 
 void fiber_pool::leave() noexcept {
   assert(on_native());
+  if (idle_.empty()) return;
   ending_ = true;
   while (!idle_.empty()) {
     context* last = idle_.back();

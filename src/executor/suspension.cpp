@@ -18,8 +18,8 @@
 namespace tact::detail {
 
 held_queue* worker::find_held(const work_queue& q) noexcept {
-  for (held_queue& h : held_)
-    if (h.queue == &q) return &h;
+  for (const std::unique_ptr<held_queue>& h : held_)
+    if (h->queue == &q) return h.get();
   return nullptr;
 }
 
@@ -38,24 +38,35 @@ void worker::suspend(wake_condition& c) {
   fibers_.prepare();
   suspended_.reserve(suspended_.size() + 1);
   held_queue* held = find_held(q);
-  held_queue fresh{&q, index, {}};
   if (held == nullptr) {
-    fresh.busy.reserve(1);
-    held_.reserve(held_.size() + 1);
+    // Room for every entry in both lists, so that moving one from held_
+    // to spare_held_ (when a queue is let go) never allocates.
+    const std::size_t entries = held_.size() + spare_held_.size() + (spare_held_.empty() ? 1 : 0);
+    held_.reserve(entries);
+    spare_held_.reserve(entries);
+    if (spare_held_.empty())
+      spare_held_.push_back(std::make_unique<held_queue>(owner_.config().copy_queue_floor));
+    spare_held_.back()->busy.reserve(1);
   } else if (held->find(target) == nullptr) {
     held->busy.reserve(held->busy.size() + 1);
   }
   if (held == nullptr) {
-    // The first behaviour of this batch to wait: process() will not reach
-    // its end, so what the batch appended is counted now. From here every
-    // send to this queue takes the mailbox (the budget is 0 while it is
-    // held), which the holder takes in only once the batch is drained:
-    // per-sender FIFO holds as in try_append.
+    // The first behaviour of this batch to wait. The rest of the batch
+    // moves to the held queue (the queue's own batch, left empty, ends
+    // the process() loop once this behaviour returns), and what the batch
+    // appended is counted now, since process() will not reach its end.
+    // From here every send to this queue takes the mailbox (the budget is
+    // 0 while it is held), which the holder takes in only once the moved
+    // batch is drained: per-sender FIFO holds as in try_append.
     const std::uint32_t appended = local_batch_ - budget_;
     counters.local_sends.add(appended);
     counters.messages_sent.add(appended);
-    held_.push_back(std::move(fresh));
-    held = &held_.back();
+    held_.push_back(std::move(spare_held_.back()));
+    spare_held_.pop_back();
+    held = held_.back().get();
+    held->queue = &q;
+    held->index = index;
+    held->batch.swap(q.batch());
   }
   if (held->find(target) == nullptr) held->busy.push_back({target, {}, 0});
   // The batch state belongs to the behaviour: the next context starts clean.
@@ -67,7 +78,7 @@ void worker::suspend(wake_condition& c) {
   // An ambient_scope the behaviour opened is its own, not the worker's.
   executor* const scope = executor::scope();
   const std::uint32_t home = executor::scope_home();
-  executor::set_scope(nullptr, no_queue);
+  if (scope != nullptr) executor::set_scope(nullptr, no_queue);
   suspended_behaviour me{&c, &fibers_.running()};
   suspended_.push_back(&me);
   counters.suspensions.add();
@@ -76,7 +87,7 @@ void worker::suspend(wake_condition& c) {
   // resume_ready() took `me` off the list and switched back here. The
   // queue is held now: no budget, so the rest of this behaviour's sends to
   // it take the mailbox, behind anything it sent there before.
-  executor::set_scope(scope, home);
+  if (scope != nullptr) executor::set_scope(scope, home);
   current_ = &q;
   current_index_ = index;
   budget_ = 0;
@@ -110,7 +121,7 @@ bool worker::resume_ready() {
 std::uint64_t worker::drain_all_held() {
   std::uint64_t ran = 0;
   // drain_held() may release an entry, or suspend and find more held on return.
-  for (std::size_t i = 0; i < held_.size(); ++i) ran += drain_held(*held_[i].queue, held_[i].index);
+  for (std::size_t i = 0; i < held_.size(); ++i) ran += drain_held(*held_[i]->queue, held_[i]->index);
   return ran;
 }
 
@@ -121,10 +132,10 @@ std::uint64_t worker::drain_all_held() {
 std::uint64_t worker::drain_held(work_queue& q, std::uint32_t index) {
   std::uint64_t ran = 0;
   for (;;) {
-    copy_queue& batch = q.batch();
-    if (!batch.empty()) {
-      const envelope e = batch.pop();
-      if (held_queue::busy_actor* b = find_held(q)->find(e.target)) {
+    held_queue& h = *find_held(q);
+    if (!h.batch.empty()) {
+      const envelope e = h.batch.pop();
+      if (held_queue::busy_actor* b = h.find(e.target)) {
         b->stash.push_back(e);
         continue;
       }
@@ -134,13 +145,19 @@ std::uint64_t worker::drain_held(work_queue& q, std::uint32_t index) {
     }
     // The unlocked look first, as a sweep does: mail it misses is found
     // on a later pass, and wait() registers under the lock.
-    if (!q.looks_empty() && q.regulp()) {
+    if (!q.looks_empty() && q.regulp(h.batch)) {
       counters.gulps.add();
-      counters.gulped_messages.add(batch.size());
+      counters.gulped_messages.add(h.batch.size());
       continue;
     }
-    if (held_queue* h = find_held(q); h->busy.empty()) {
-      if (h != &held_.back()) *h = std::move(held_.back());
+    if (h.busy.empty()) {
+      // Nothing of it waits any more: the queue goes (its own batch has
+      // been empty since it was held), the entry is kept for reuse.
+      h.batch.recycle();
+      const auto it = std::find_if(held_.begin(), held_.end(),
+                                   [&](const std::unique_ptr<held_queue>& e) { return e.get() == &h; });
+      spare_held_.push_back(std::move(*it));  // room reserved by suspend()
+      *it = std::move(held_.back());
       held_.pop_back();
       q.forget_holder();
       q.finish();
@@ -215,8 +232,8 @@ void worker::wait(wake_condition* also) {
   const auto give_up = [this] { state_.store(running, std::memory_order_relaxed); };
   for (std::uint32_t slot = first_slot_; slot < last_slot_; ++slot)
     if (!owner_.slot(slot).load(std::memory_order_seq_cst)->register_waiter(this)) return give_up();
-  for (held_queue& h : held_)
-    if (!h.queue->register_holder(this)) return give_up();
+  for (const std::unique_ptr<held_queue>& h : held_)
+    if (!h->queue->register_holder(this)) return give_up();
   const auto now = std::chrono::steady_clock::now();
   auto earliest = std::chrono::steady_clock::time_point::max();
   bool due = false;

@@ -163,12 +163,13 @@ std::uint64_t worker::process(work_queue& q) {
     running_target_ = target;
     run(target, message);
     ++processed;
-    // The behaviour waited (see suspend()): the rest of the batch went to
-    // the held queue, which other contexts have been running since.
-    if (resumed_) [[unlikely]] {
-      counters.messages_processed.add(processed);
-      return processed + after_resume(q, owner_.index_of(q), target);
-    }
+  }
+  // A behaviour waited (see suspend()): the rest of the batch went to the
+  // held queue, leaving this one empty, and other contexts have been
+  // running it since. Checked once per batch, not per message.
+  if (resumed_) [[unlikely]] {
+    counters.messages_processed.add(processed);
+    return processed + after_resume(q, owner_.index_of(q), running_target_);
   }
   current_ = nullptr;
   current_index_ = no_queue;

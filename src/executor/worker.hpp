@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -179,8 +180,8 @@ class worker {
   std::uint32_t budget_ = 0;       // same-queue appends left for this batch
   void* running_target_ = nullptr;  // target of the envelope being run
   // The behaviour just run was suspended and resumed: its batch was handed
-  // over (process() stops draining it). Kept per context: suspend() clears
-  // it for the context that takes over and sets it when resumed.
+  // over (see held_queue). Kept per context: suspend() clears it for the
+  // context that takes over and sets it when resumed.
   bool resumed_ = false;
   std::uint32_t give_ = 0;         // next own slot to offer in a swap
   victim_picker victims_;
@@ -197,7 +198,8 @@ class worker {
   // queues they hold (see suspension.cpp).
   fiber_pool fibers_;
   std::vector<suspended_behaviour*> suspended_;
-  std::vector<held_queue> held_;
+  std::vector<std::unique_ptr<held_queue>> held_;
+  std::vector<std::unique_ptr<held_queue>> spare_held_;  // released, kept for reuse
   static constexpr std::uint32_t deadline_polls = 64;
   std::uint32_t polls_to_deadlines_ = deadline_polls;  // see resume_ready()
   bool open_pass_ = false;  // a guest whose pass stays open while it is busy

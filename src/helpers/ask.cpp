@@ -93,7 +93,8 @@ reply_base::state await_helping(executor& ex, reply_base& slot,
         // written only while the slot is pending or waiting, so an answer
         // that claimed from suspended reads the guest it was written with.
         std::uint32_t named = reply_base::suspended;
-        state.compare_exchange_strong(named, reply_base::pending, std::memory_order_relaxed);
+        if (state.load(std::memory_order_relaxed) == named)
+          state.compare_exchange_strong(named, reply_base::pending, std::memory_order_relaxed);
       }
       if (worked || (!open && guest == nullptr)) continue;
     }
@@ -140,8 +141,10 @@ void reply_base::settle(state outcome) noexcept {
   // until then the asker cannot resume, so that worker (and its system) is
   // still there, while after the store we touch nothing but the slot, which
   // we share. The worker, woken, finds the slot settling and does not
-  // sleep (worker::wait) until the store lands.
-  if (claimed_from_ == suspended) host_->wake();
+  // sleep (worker::wait) until the store lands. An answer given on the
+  // host's own thread needs no wake-up: the host is running, and polls its
+  // waiting behaviours before it sleeps.
+  if (claimed_from_ == suspended && host_ != this_thread_worker) host_->wake();
   // Release: the asker that reads the outcome sees the value or error.
   state_.store(outcome, std::memory_order_release);
   if (claimed_from_ == waiting) futex_wake_all(state_);

@@ -97,13 +97,14 @@ class work_queue {
 
   // ---- the worker holding this queue (see worker::suspend) ----
 
-  // Takes the mail that came since the gulp into the batch, which must be
-  // drained; false if there is none. The queue stays being_processed.
-  bool regulp() noexcept {
+  // Takes the mail that came since the gulp into `into` (the holder's
+  // drained batch, see held_queue), whose array becomes the mailbox's;
+  // false if there is none. The queue stays being_processed.
+  bool regulp(copy_queue& into) noexcept {
     std::lock_guard guard{lock_};
     if (mailbox_.empty()) return false;
-    batch_.recycle();
-    mailbox_.swap(batch_);
+    into.recycle();
+    mailbox_.swap(into);
     pending_.store(0, std::memory_order_relaxed);
     return true;
   }
