@@ -19,6 +19,20 @@
 //                           reused once its reply has arrived; the promise
 //                           of round i is destroyed only in round i + 2,
 //                           when its set_value has certainly returned.
+//   behaviour_ask           a classic behaviour asks: one receive of actor
+//                           A runs 10,000 tact::ask(b, square{i}, 10s) in
+//                           a row, checking each reply, then sets a
+//                           promise the benchmark thread waits for. Each
+//                           ask moves a request to the heap, suspends A on
+//                           its fiber, runs B (same worker or another),
+//                           and resumes A with the answer: time per round
+//                           trip.
+//   behaviour_callback      the same round trips written without ask, as
+//                           a customer would: A sends B a preallocated
+//                           request naming A as the reply target and
+//                           returns; B sends A a preallocated answer; A
+//                           checks it in a second receive and sends the
+//                           next request. No allocation, no fiber.
 //   tx_ask_roundtrip        tact::tx::ask<long>(system, ref, 10s, i) to a
 //                           transactional actor that sends i + 1 to its
 //                           customer (the first element), 10,000 round
@@ -164,6 +178,124 @@ void ask_roundtrip_blocking(benchmark::State& state) {
   fail_unless(wrong == 0, "ask roundtrip (blocking): a reply was wrong");
   report_per_message(state, round_trips);
   c | tact::finished_msg;
+  system.stop();
+}
+
+// ---- behaviour_ask / behaviour_callback -------------------------------------
+
+struct go : tact::message {
+  std::promise<void>* done = nullptr;
+};
+
+// Asks its calculator round_trips times inside one receive.
+struct asking : tact::actor {
+  asking(tact::actor_system& system, calculator& c) : tact::actor{system}, calculator_{c} {}
+  tact::allocation receive(go& m) {
+    for (long i = 0; i < round_trips; ++i) {
+      auto r = tact::ask(calculator_, square{i}, patient);
+      if (!r || *r != i * i) ++wrong;
+    }
+    m.done->set_value();
+    return Nodelete;
+  }
+  calculator& calculator_;
+  long wrong = 0;
+};
+
+void behaviour_ask(benchmark::State& state) {
+  tact::actor_system system{config(state)};
+  calculator c{system};
+  asking a{system, c};
+  go start;
+  const std::uint64_t suspended_before = totals(system).suspensions;
+  for (auto _ : state) {
+    std::promise<void> done;
+    std::future<void> finished = done.get_future();
+    start.done = &done;
+    a | start;
+    finished.wait();
+    system.await_quiescence();  // `done` is set; the receive may still be returning
+  }
+  fail_unless(a.wrong == 0, "behaviour ask: a reply was missing or wrong");
+  fail_unless(totals(system).suspensions > suspended_before,
+              "behaviour ask: the asking behaviour never waited");
+  report_per_message(state, round_trips);
+  a | tact::finished_msg;
+  c | tact::finished_msg;
+  system.stop();
+}
+
+struct callback_actor;
+struct question : tact::message {
+  long value = 0;
+  callback_actor* reply_to = nullptr;
+};
+struct answer : tact::message {
+  long value = 0;
+  long square = 0;
+};
+
+// Answers questions with the one preallocated answer (one question is out
+// at a time).
+struct responder : tact::actor {
+  explicit responder(tact::actor_system& system) : tact::actor{system} {}
+  tact::allocation receive(question& q);
+  answer reply;
+};
+
+// Sends a question, continues in receive(answer) with the next one.
+struct callback_actor : tact::actor {
+  callback_actor(tact::actor_system& system, responder& r) : tact::actor{system}, responder_{r} {}
+  tact::allocation receive(go& m) {
+    done_ = m.done;
+    next_ = 0;
+    ask_next();
+    return Nodelete;
+  }
+  tact::allocation receive(answer& a) {
+    if (a.value != next_ || a.square != next_ * next_) ++wrong;
+    if (++next_ < round_trips)
+      ask_next();
+    else
+      done_->set_value();
+    return Nodelete;
+  }
+  void ask_next() {
+    q_.value = next_;
+    q_.reply_to = this;
+    responder_ | q_;
+  }
+  responder& responder_;
+  question q_;
+  std::promise<void>* done_ = nullptr;
+  long next_ = 0;
+  long wrong = 0;
+};
+
+tact::allocation responder::receive(question& q) {
+  reply.value = q.value;
+  reply.square = q.value * q.value;
+  *q.reply_to | reply;
+  return Nodelete;
+}
+
+void behaviour_callback(benchmark::State& state) {
+  tact::actor_system system{config(state)};
+  responder r{system};
+  callback_actor a{system, r};
+  go start;
+  for (auto _ : state) {
+    std::promise<void> done;
+    std::future<void> finished = done.get_future();
+    start.done = &done;
+    a | start;
+    finished.wait();
+    system.await_quiescence();
+  }
+  fail_unless(a.wrong == 0, "behaviour callback: an answer was wrong");
+  report_per_message(state, round_trips);
+  a | tact::finished_msg;
+  r | tact::finished_msg;
   system.stop();
 }
 
@@ -313,6 +445,14 @@ BENCHMARK(ask_roundtrip_helping)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(ask_roundtrip_blocking)
+    ->ArgName("workers")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(behaviour_ask)->ArgName("workers")->Arg(1)->Arg(2)->UseRealTime()->Unit(
+    benchmark::kMillisecond);
+BENCHMARK(behaviour_callback)
     ->ArgName("workers")
     ->Arg(1)
     ->Arg(2)

@@ -3,7 +3,9 @@
 tact-helpers run with repetitions (medians of the repetitions): per
 benchmark and worker count the median ns per round trip or per timer, and,
 all from the same run, the ratios of the helping ask to the plain-blocking
-baseline (ask_roundtrip_helping / ask_roundtrip_blocking), of the
+baseline (ask_roundtrip_helping / ask_roundtrip_blocking), of an ask
+inside a behaviour (suspending on a fiber) to the same round trips written
+with a reply message (behaviour_ask / behaviour_callback), of the
 transactional ask to the classic one, of transactional timers to classic
 ones, and of a pipeline run by a sponsor on the calling thread to the same
 pipeline on the pool."""
@@ -15,6 +17,7 @@ import gbench_json  # noqa: E402
 
 RATIOS = (
     ("ask_roundtrip_helping", "ask_roundtrip_blocking", "ns per round trip"),
+    ("behaviour_ask", "behaviour_callback", "ns per round trip"),
     ("tx_ask_roundtrip", "ask_roundtrip_helping", "ns per round trip"),
     ("tx_timer_throughput", "timer_throughput", "ns per timer"),
     ("pipeline_sponsor", "pipeline_pool", "ns per hop"),

@@ -161,11 +161,21 @@ concept request_message = requires { typename M::reply_type; } &&
     std::derived_from<M, request<typename M::reply_type>>;
 
 // Sends `msg` (a request<R>, moved to the heap) to `receiver` and waits for
-// the reply, at most `timeout`, from a thread that is not a worker of the
-// receiver's system (std::logic_error there: it would wait for itself).
-// While waiting, the calling thread runs queued work as a guest worker
-// (classic actors still run one message at a time); with none to run it
-// sleeps. Safe from any number of threads at once.
+// the reply, at most `timeout`. Safe from any number of threads at once.
+//
+// * From a thread outside the actor world, the thread runs queued work as
+//   a guest worker while it waits (classic actors still run one message
+//   at a time); with none to run it sleeps.
+// * Inside a classic behaviour, the behaviour is suspended on a fiber
+//   until the answer (or the deadline), and its worker runs other actors
+//   meanwhile; its own actor runs nothing else until the behaviour
+//   returns. Two actors that ask each other wait until a timeout.
+// * Inside a behaviour of an actor bound to a sponsor, the sponsor's
+//   thread sleeps.
+// * Inside a transactional handler, or on a worker's thread outside any
+//   behaviour: std::logic_error, before anything is sent.
+//
+// Allocates the request and its reply slot; see docs/ask.md.
 template <class A, class M>
 requires std::derived_from<A, actor> && request_message<std::remove_cvref_t<M>> &&
     receives<A, std::remove_cvref_t<M>>
@@ -174,7 +184,7 @@ ask_result<typename std::remove_cvref_t<M>::reply_type> ask(A& receiver, M&& msg
   using message_type = std::remove_cvref_t<M>;
   using reply = typename message_type::reply_type;
   detail::executor& ex = detail::actor_access::executor_of(receiver);
-  detail::refuse_wait_on_worker(ex);
+  detail::refuse_ask_that_cannot_wait();
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   auto slot = std::make_shared<detail::reply_slot<reply>>();
   auto* m = new message_type(std::forward<M>(msg));

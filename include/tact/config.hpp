@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -51,6 +52,10 @@ struct system_config {
   // several NUMA nodes, places each worker's queues in its node's memory.
   // Needs hwloc; without it the workers run unbound (and it says so once).
   bool pin_workers = false;
+
+  // Stack of each fiber a behaviour that waits (an ask inside a behaviour)
+  // may run on, in bytes; at least defaults::fiber_stack_minimum.
+  std::size_t fiber_stack_size = defaults::fiber_stack_size;
 
   // Receives every diagnostic, including exceptions thrown by behaviours;
   // the reaction to an exception is whatever this does (the default prints

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 
 #include <tact/steal_policy.hpp>
@@ -57,6 +58,15 @@ inline constexpr std::chrono::microseconds stuck_worker{100};
 // finds nothing, up to the maximum. A fully idle system sleeps for good.
 inline constexpr std::chrono::microseconds watch_first{500};
 inline constexpr std::chrono::microseconds watch_longest{20'000};
+
+// Stack of each fiber a worker makes for behaviours that wait (an ask
+// inside a behaviour, see docs/ask.md), in bytes, guard page included.
+// A behaviour that waits, and whatever runs on the worker while it does,
+// may run on such a stack: deep recursion in a behaviour needs more. Pages
+// are touched only as used; a worker keeps the fibers it needed at most.
+inline constexpr std::size_t fiber_stack_size = 256 * 1024;
+// The smallest stack system_config::fiber_stack_size accepts.
+inline constexpr std::size_t fiber_stack_minimum = 32 * 1024;
 
 // A transactional message whose become loses this many races in a row
 // (another invocation of the same actor committed first) switches its actor

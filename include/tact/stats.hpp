@@ -27,6 +27,7 @@ struct worker_stats {
   std::uint64_t parks = 0;
   std::uint64_t wakeups = 0;
   std::uint64_t dead_letters = 0;  // sent to, or delivered after, a finished actor
+  std::uint64_t suspensions = 0;   // behaviours suspended while they waited (an ask)
   // Transactional actors.
   std::uint64_t tx_dispatches = 0;       // transactional envelopes run (a forward to a home queue runs twice)
   std::uint64_t tx_commits = 0;          // handlers that committed
@@ -61,6 +62,7 @@ struct worker_stats {
     parks += other.parks;
     wakeups += other.wakeups;
     dead_letters += other.dead_letters;
+    suspensions += other.suspensions;
     tx_dispatches += other.tx_dispatches;
     tx_commits += other.tx_commits;
     tx_becomes += other.tx_becomes;

@@ -39,6 +39,7 @@ struct worker_counters {
   counter parks;
   counter wakeups;
   counter dead_letters;
+  counter suspensions;
   counter tx_dispatches;
   counter tx_commits;
   counter tx_becomes;
@@ -66,6 +67,7 @@ struct worker_counters {
             .parks = parks.get(),
             .wakeups = wakeups.get(),
             .dead_letters = dead_letters.get(),
+            .suspensions = suspensions.get(),
             .tx_dispatches = tx_dispatches.get(),
             .tx_commits = tx_commits.get(),
             .tx_becomes = tx_becomes.get(),

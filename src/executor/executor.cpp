@@ -47,6 +47,12 @@ const system_config& validated(const system_config& config) {
         "tact: system_config.collision_limit is 0; a transactional message must be allowed at "
         "least one become race before its actor is serialized (leave it unset for " +
         std::to_string(defaults::collision_limit) + ")"};
+  if (config.fiber_stack_size < defaults::fiber_stack_minimum)
+    throw std::invalid_argument{
+        "tact: system_config.fiber_stack_size is " + std::to_string(config.fiber_stack_size) +
+        " bytes, too small for a behaviour to run on; ask for at least " +
+        std::to_string(defaults::fiber_stack_minimum) + " (leave it unset for " +
+        std::to_string(defaults::fiber_stack_size) + ")"};
   return config;
 }
 
@@ -187,7 +193,10 @@ void executor::post_to_mailbox(worker* self, std::uint32_t queue, void* target, 
     self->counters.messages_sent.add();
   else
     foreign_.sent.fetch_add(1, std::memory_order_relaxed);
-  if (worker* sleeper = queues_[queue].post(envelope{target, message, run})) sleeper->wake();
+  const work_queue::sleepers woken = queues_[queue].post(envelope{target, message, run});
+  if (woken.waiter != nullptr) woken.waiter->wake();
+  if (woken.holder != nullptr) [[unlikely]]
+    woken.holder->wake();
 }
 
 void executor::count_finished() noexcept {
@@ -222,6 +231,7 @@ worker* executor::take_guest() noexcept {
       if (!guest_taken_[g].load(std::memory_order_relaxed) &&
           !guest_taken_[g].exchange(true, std::memory_order_acquire)) {
         this_thread_worker = &guests_[g];
+        guests_[g].lent();
         return &guests_[g];
       }
   lent_threads_.fetch_sub(1, std::memory_order_seq_cst);
@@ -230,6 +240,9 @@ worker* executor::take_guest() noexcept {
 
 void executor::release_guest(worker* guest) noexcept {
   if (guest == nullptr) return;
+  // Not busy (the lender keeps a guest while behaviours it ran wait), so
+  // its fibers are idle: they end here, on the thread that made them.
+  guest->returned();
   // What it retired and cannot free yet must not wait for its next lender.
   epochs_.abandon(guest->index());
   this_thread_worker = nullptr;

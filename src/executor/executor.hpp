@@ -141,6 +141,7 @@ class executor {
   // guest->help() runs queued work on it. There are as many guests as
   // workers; a caller that finds none free simply does not help.
   worker* take_guest() noexcept;
+  // Only once the guest is not busy (no behaviour it ran still waits).
   void release_guest(worker* guest) noexcept;
   // A guest starts and ends a pass over the queues: quiescence waits for
   // passes in progress (a guest may be running a batch while every worker

@@ -24,18 +24,65 @@ worker::worker(executor& owner, std::uint32_t index, std::uint32_t first_slot,
       last_slot_{last_slot},
       local_batch_{owner.config().local_batch},
       stealing_{owner.stealing()},
+      suspends_{index < 2 * owner.worker_count()},
       ticket_{first_slot},
       victims_{owner.config().steal, index, owner.worker_count(), std::move(victim_groups)},
-      progress_(owner.worker_count()) {}
+      progress_(owner.worker_count()),
+      fibers_{owner.config().fiber_stack_size, &worker::loop_on_fiber, this} {}
 
 void worker::run() {
   this_thread_worker = this;
+  fibers_.enter();
+  loop();
+  // Stopping: nothing is suspended (a worker with suspended behaviours
+  // never counts as parked, so stop() waits for them); end the fibers.
+  fibers_.leave();
+  this_thread_worker = nullptr;
+}
+
+bool worker::pooled() const noexcept { return index_ < owner_.worker_count(); }
+
+void worker::loop_on_fiber(void* self) {
+  worker& w = *static_cast<worker*>(self);
+  if (w.pooled())
+    w.loop();
+  else
+    w.guest_loop();
+}
+
+// The loop of every context of a pool worker (see fiber_pool).
+void worker::loop() {
   const std::uint64_t spins = owner_.config().idle_spins;
   const std::uint64_t park_after = spins + owner_.config().idle_yields;
   std::uint64_t idle_sweeps = 0;
   std::uint64_t next_steal = defaults::steal_after;
-  while (!owner_.stopping()) {
-    if (sweep()) {
+  for (;;) {
+    if (!fibers_.on_native()) [[unlikely]] {
+      if (fibers_.ending()) return;
+      // A fiber runs the loop only while the native context is suspended
+      // in a behaviour; once that one waits at loop level (it resumed a
+      // behaviour on this fiber), the loop goes back to it. So behaviours
+      // mostly run on the thread's own, larger stack, and only the native
+      // context sees the executor stop.
+      if (fibers_.native_idle()) {
+        fibers_.resume(fibers_.native());
+        continue;
+      }
+    } else if (owner_.stopping()) {
+      return;
+    }
+    bool worked = false;
+    if (busy()) [[unlikely]] {
+      // Back here once this context is needed again (or must end): from
+      // the top, which checks for that.
+      if (resume_ready()) {
+        idle_sweeps = 0;
+        next_steal = defaults::steal_after;
+        continue;
+      }
+      worked = drain_all_held() > 0;
+    }
+    if (sweep() || worked) {
       idle_sweeps = 0;
       next_steal = defaults::steal_after;
       continue;
@@ -60,11 +107,13 @@ void worker::run() {
     } else if (idle_sweeps <= park_after) {
       std::this_thread::yield();
     } else {
-      park();
+      if (busy())
+        wait();
+      else
+        park();
       idle_sweeps = 0;
     }
   }
-  this_thread_worker = nullptr;
 }
 
 // A queue's pointer may be swapped away by a thief between our load and
@@ -111,8 +160,16 @@ std::uint64_t worker::process(work_queue& q) {
     void* const target = next.target;
     void* const message = next.message;
     batch.drop_front();
+    running_target_ = target;
     run(target, message);
     ++processed;
+  }
+  // A behaviour waited (see suspend()): the rest of the batch went to the
+  // held queue, leaving this one empty, and other contexts have been
+  // running it since. Checked once per batch, not per message.
+  if (resumed_) [[unlikely]] {
+    counters.messages_processed.add(processed);
+    return processed + after_resume(q, owner_.index_of(q), running_target_);
   }
   current_ = nullptr;
   current_index_ = no_queue;
@@ -257,9 +314,20 @@ std::optional<std::uint32_t> worker::find_stranded_work() noexcept {
   return std::nullopt;
 }
 
+// A pass stays open (the guest counts as busy for quiescence) for as long
+// as behaviours it ran are suspended: the system is not quiescent while
+// they wait.
 bool worker::help() {
-  owner_.on_guest_busy();
+  if (!open_pass_) {
+    owner_.on_guest_busy();
+    open_pass_ = true;
+  }
   bool worked = false;
+  if (busy()) [[unlikely]] {
+    // A resumed behaviour is this pass's work; the context that ran it
+    // comes back here when it is needed again (or must end).
+    worked = resume_ready() || drain_all_held() > 0;
+  }
   // Start where the last pass stopped, so guests spread over the queues.
   const std::uint32_t queues = owner_.queue_count();
   for (std::uint32_t i = 0; i < queues && !worked; ++i) {
@@ -270,7 +338,10 @@ bool worker::help() {
       worked = true;
     }
   }
-  owner_.on_guest_idle();
+  if (open_pass_ && !busy()) {
+    open_pass_ = false;
+    owner_.on_guest_idle();
+  }
   return worked;
 }
 
@@ -382,6 +453,8 @@ void worker::wake() noexcept {
   if (previous == watching || previous == sleeping) {
     owner_.on_unparked();
     futex_wake_one(state_);
+  } else if (previous == waiting) {
+    futex_wake_one(state_);  // never counted as parked
   }
 }
 

@@ -2,59 +2,171 @@
 #include <thread>
 
 #include <tact/detail/reply_slot.hpp>
+#include <tact/detail/tx_core.hpp>
 
 #include "executor/executor.hpp"
+#include "executor/worker.hpp"
 #include "support/futex.hpp"
 
-// Waiting for a reply from outside the actor world (seed 003, ASK): the
-// waiting thread is lent to the executor as a guest worker and runs queued
-// batches until its answer is there; with nothing to run it sleeps on the
-// slot, so an idle asker costs no CPU.
+// Waiting for a reply (seed 003, ASK), by whoever asks:
+//  * a behaviour (run by a worker, or by a guest): suspended on its fiber
+//    (worker::suspend) while its worker runs other work; the answer wakes
+//    that worker, which resumes the behaviour;
+//  * a thread outside the actor world: lent to the executor as a guest
+//    worker, it runs queued batches until its answer is there, and sleeps
+//    on the slot when there is nothing to run, so an idle asker costs no
+//    CPU. If a behaviour it ran is suspended, it stays that behaviour's
+//    worker until the behaviour is done;
+//  * a sponsor's thread (the program's own): it sleeps on the slot.
 namespace tact::detail {
 
-void reply_base::settle(state outcome) noexcept {
-  // Release: the asker that reads the outcome sees the value or error.
-  state_.store(outcome, std::memory_order_release);
-  if (wake_) futex_wake_all(state_);
+struct reply_access {
+  static std::atomic<std::uint32_t>& state(reply_base& slot) noexcept { return slot.state_; }
+  static void host(reply_base& slot, worker* w) noexcept { slot.host_ = w; }
+};
+
+namespace {
+
+// What a suspended asker waits for: its slot settled, or its deadline.
+struct slot_condition : worker::wake_condition {
+  reply_base* slot;
+};
+
+// On the host worker's thread. Sequentially consistent load: see
+// worker::wait.
+worker::wake_condition::status poll_slot(worker::wake_condition& c, bool expired) noexcept {
+  std::atomic<std::uint32_t>& state = reply_access::state(*static_cast<slot_condition&>(c).slot);
+  std::uint32_t seen = state.load(std::memory_order_seq_cst);
+  // Giving up is a CAS from suspended: an answer that claimed first wins.
+  if (expired && seen == reply_base::suspended &&
+      state.compare_exchange_strong(seen, reply_base::abandoned, std::memory_order_seq_cst))
+    return worker::wake_condition::ready;
+  if (seen == reply_base::settling) return worker::wake_condition::soon;
+  if (seen == reply_base::suspended) return worker::wake_condition::waiting;
+  return worker::wake_condition::ready;
 }
 
-void refuse_wait_on_worker(executor& ex) {
-  if (ex.this_worker() != nullptr)
-    throw std::logic_error{
-        "tact: ask called from a behaviour of the system it asks; a worker cannot wait for its "
-        "own system (send with a customer instead)"};
-}
-
-reply_base::state await_reply(executor& ex, reply_base& slot,
-                              std::chrono::steady_clock::time_point deadline) {
+reply_base::state settled(std::atomic<std::uint32_t>& state) noexcept {
   for (;;) {
-    const std::uint32_t now_state = slot.state_.load(std::memory_order_acquire);
+    const std::uint32_t s = state.load(std::memory_order_acquire);
+    if (s != reply_base::settling) return static_cast<reply_base::state>(s);
+    std::this_thread::yield();  // an answer is being stored: moments away
+  }
+}
+
+// A behaviour asks: it is suspended until the answer or the deadline.
+reply_base::state await_suspended(worker& self, reply_base& slot,
+                                  std::chrono::steady_clock::time_point deadline) {
+  std::atomic<std::uint32_t>& state = reply_access::state(slot);
+  reply_access::host(slot, &self);
+  // Publishes host_ along with the state: the answer reads it after its
+  // claim. If the answer came first there is nothing to wait for.
+  std::uint32_t expected = reply_base::pending;
+  if (state.compare_exchange_strong(expected, reply_base::suspended, std::memory_order_seq_cst)) {
+    slot_condition condition{{&poll_slot, deadline}, &slot};
+    self.suspend(condition);
+  }
+  return settled(state);
+}
+
+// A thread outside the actor world (or a sponsor's) asks.
+reply_base::state await_helping(executor& ex, reply_base& slot,
+                                std::chrono::steady_clock::time_point deadline) {
+  std::atomic<std::uint32_t>& state = reply_access::state(slot);
+  worker* guest = nullptr;  // held across rounds while behaviours it ran wait
+  for (;;) {
+    const std::uint32_t now_state = state.load(std::memory_order_acquire);
     if (now_state == reply_base::settling) {
       std::this_thread::yield();  // an answer is being stored: moments away
       continue;
     }
-    if (now_state != reply_base::pending && now_state != reply_base::waiting)
-      return static_cast<reply_base::state>(now_state);
-    if (worker* guest = ex.take_guest()) {
+    const bool open = now_state == reply_base::pending || now_state == reply_base::waiting ||
+                      now_state == reply_base::suspended;
+    if (!open && guest == nullptr) return static_cast<reply_base::state>(now_state);
+    if (guest == nullptr) guest = ex.take_guest();
+    if (guest != nullptr) {
       const bool worked = guest->help();
-      ex.release_guest(guest);
-      if (worked) continue;
+      if (!guest->busy()) {
+        ex.release_guest(guest);
+        guest = nullptr;
+        // Our slot may name it as the worker to wake: no longer. host_ is
+        // written only while the slot is pending or waiting, so an answer
+        // that claimed from suspended reads the guest it was written with.
+        std::uint32_t named = reply_base::suspended;
+        if (state.load(std::memory_order_relaxed) == named)
+          state.compare_exchange_strong(named, reply_base::pending, std::memory_order_relaxed);
+      }
+      if (worked || (!open && guest == nullptr)) continue;
+    }
+    if (!open) {
+      // Answered, but behaviours this thread ran still wait: it stays
+      // their worker until they are done (each waits at most its timeout).
+      guest->wait();
+      continue;
     }
     const auto now = std::chrono::steady_clock::now();
     std::uint32_t expected = now_state;
     if (now >= deadline) {
-      if (slot.state_.compare_exchange_strong(expected, reply_base::abandoned,
-                                              std::memory_order_acquire))
+      if (state.compare_exchange_strong(expected, reply_base::abandoned,
+                                        std::memory_order_acquire) &&
+          guest == nullptr)
         return reply_base::abandoned;
-      continue;  // answered just now
+      continue;  // answered just now, or the guest is still busy
+    }
+    if (guest != nullptr) {
+      // Behaviours this thread ran wait: their answers, and ours, wake the
+      // guest worker, so we sleep there (see worker::wait).
+      if (now_state != reply_base::suspended) {
+        reply_access::host(slot, guest);
+        if (!state.compare_exchange_strong(expected, reply_base::suspended,
+                                           std::memory_order_seq_cst))
+          continue;
+      }
+      slot_condition own{{&poll_slot, deadline}, &slot};
+      guest->wait(&own);
+      continue;
     }
     // Announce the sleep, so that the answer wakes us; work that arrives
     // meanwhile is the workers' to run. The kernel re-checks `waiting`.
     if (now_state == reply_base::waiting ||
-        slot.state_.compare_exchange_strong(expected, reply_base::waiting,
-                                            std::memory_order_relaxed))
-      futex_wait_for(slot.state_, reply_base::waiting, deadline - now);
+        state.compare_exchange_strong(expected, reply_base::waiting, std::memory_order_relaxed))
+      futex_wait_for(state, reply_base::waiting, deadline - now);
   }
+}
+
+}  // namespace
+
+void reply_base::settle(state outcome) noexcept {
+  // A suspended asker's worker is woken before the outcome is published:
+  // until then the asker cannot resume, so that worker (and its system) is
+  // still there, while after the store we touch nothing but the slot, which
+  // we share. The worker, woken, finds the slot settling and does not
+  // sleep (worker::wait) until the store lands. An answer given on the
+  // host's own thread needs no wake-up: the host is running, and polls its
+  // waiting behaviours before it sleeps.
+  if (claimed_from_ == suspended && host_ != this_thread_worker) host_->wake();
+  // Release: the asker that reads the outcome sees the value or error.
+  state_.store(outcome, std::memory_order_release);
+  if (claimed_from_ == waiting) futex_wake_all(state_);
+}
+
+void refuse_ask_that_cannot_wait() {
+  if (tx::self() != nullptr)
+    throw std::logic_error{
+        "tact: ask called inside a transactional handler, whose effects are staged until it "
+        "returns; send the request with tx::self() as the customer and handle the reply as a "
+        "message"};
+  if (const worker* self = this_thread_worker;
+      self != nullptr && self->pooled() && !self->can_suspend())
+    throw std::logic_error{
+        "tact: ask called on a worker thread outside any behaviour; a worker cannot wait there"};
+}
+
+reply_base::state await_reply(executor& ex, reply_base& slot,
+                              std::chrono::steady_clock::time_point deadline) {
+  if (worker* self = this_thread_worker; self != nullptr && self->can_suspend())
+    return await_suspended(*self, slot, deadline);
+  return await_helping(ex, slot, deadline);
 }
 
 }  // namespace tact::detail

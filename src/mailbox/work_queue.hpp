@@ -31,13 +31,23 @@ class work_queue {
 
   // ---- any thread ----
 
-  // Appends `e`. Returns the worker that parked waiting for mail on this
-  // queue, unregistering it, or nullptr; the caller must wake it.
-  worker* post(const envelope& e) {
+  // Whom a post must wake: the worker that parked waiting for mail on this
+  // queue, and the one that waits while holding it (a behaviour of this
+  // queue is suspended there, see register_holder), either may be null.
+  struct sleepers {
+    worker* waiter;
+    worker* holder;
+  };
+
+  // Appends `e` and returns the sleepers it must wake, unregistering them.
+  sleepers post(const envelope& e) {
     std::lock_guard guard{lock_};
     mailbox_.push(e);
     pending_.store(mailbox_.size(), std::memory_order_relaxed);
-    return std::exchange(waiter_, nullptr);
+    worker* const holder = holder_;
+    if (holder != nullptr) [[unlikely]]
+      holder_ = nullptr;
+    return {std::exchange(waiter_, nullptr), holder};
   }
 
   // The "test" of test-and-gulp: an unlocked, possibly stale look. Mail it
@@ -85,6 +95,36 @@ class work_queue {
     return true;
   }
 
+  // ---- the worker holding this queue (see worker::suspend) ----
+
+  // Takes the mail that came since the gulp into `into` (the holder's
+  // drained batch, see held_queue), whose array becomes the mailbox's;
+  // false if there is none. The queue stays being_processed.
+  bool regulp(copy_queue& into) noexcept {
+    std::lock_guard guard{lock_};
+    if (mailbox_.empty()) return false;
+    into.recycle();
+    mailbox_.swap(into);
+    pending_.store(0, std::memory_order_relaxed);
+    return true;
+  }
+
+  // As register_waiter, for the worker holding the queue while it waits:
+  // a post either came before (we see its mail) or sees `w`. A separate
+  // registration, since the queue's slot may belong to another worker
+  // (stolen while held), who registers as its waiter.
+  bool register_holder(worker* w) noexcept {
+    std::lock_guard guard{lock_};
+    if (!mailbox_.empty()) return false;
+    holder_ = w;
+    return true;
+  }
+  // The holder lets go: a later post need not wake it.
+  void forget_holder() noexcept {
+    std::lock_guard guard{lock_};
+    holder_ = nullptr;
+  }
+
   // Allocates the arrays not yet allocated now, on the calling thread (so
   // from its NUMA node); the batch only if nobody is processing it.
   void allocate_here() {
@@ -111,6 +151,7 @@ class work_queue {
   spinlock lock_;
   std::atomic<std::uint32_t> pending_{0};  // mailbox size, for looks_empty()
   worker* waiter_ = nullptr;               // guarded by lock_
+  worker* holder_ = nullptr;               // guarded by lock_
   copy_queue mailbox_;                     // guarded by lock_
 
   // The processing worker's line.

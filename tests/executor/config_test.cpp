@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -19,6 +20,15 @@ TEST_CASE("a system with fewer queues than workers is refused, saying how many i
   REQUIRE_THROWS_WITH(tact::actor_system({.workers = 4, .queues = 3}),
                       Contains("system_config.queues is 3, fewer than the 4 workers") &&
                           Contains("at least 4 queues"));
+}
+
+TEST_CASE("a fiber stack below the minimum is refused, saying the smallest it takes") {
+  REQUIRE_THROWS_WITH(tact::actor_system({.workers = 1, .fiber_stack_size = 4096}),
+                      Contains("system_config.fiber_stack_size is 4096 bytes") &&
+                          Contains("at least " + std::to_string(tact::defaults::fiber_stack_minimum)));
+  tact::actor_system smallest{
+      {.workers = 1, .fiber_stack_size = tact::defaults::fiber_stack_minimum}};
+  CHECK(smallest.config().fiber_stack_size == tact::defaults::fiber_stack_minimum);
 }
 
 TEST_CASE("an unset queue count gives 16 queues per worker, or one for a single worker") {

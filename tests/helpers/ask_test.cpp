@@ -139,7 +139,7 @@ TEST_CASE("the asking thread runs queued work while its worker is held") {
   finish(system, held, c);
 }
 
-TEST_CASE("ask from a behaviour of the same system is refused") {
+TEST_CASE("ask from a transactional handler is refused") {
   tact::actor_system system{{.workers = 1}};
   std::atomic<int> refused{0};
   const tx::actor_ref c = tx::spawn(system, counter(1));
@@ -153,6 +153,42 @@ TEST_CASE("ask from a behaviour of the same system is refused") {
   tx::send(probe, 0);
   system.await_quiescence();
   CHECK(refused.load() == 1);
+}
+
+TEST_CASE("a transactional handler that asks throws logic_error and rolls back") {
+  // Decided in docs/ask.md: a handler's effects are staged until it
+  // returns, so it cannot wait for an answer. Uncaught, the refusal rolls
+  // the handler back like any exception: the staged send and become are
+  // discarded.
+  std::atomic<int> rollbacks{0};
+  std::atomic<bool> logic_error_seen{false};
+  std::atomic<int> delivered{0};
+  tact::actor_system system{{.workers = 2, .on_rollback = [&](const tx::rollback& r) {
+                               try {
+                                 std::rethrow_exception(r.error);
+                               } catch (const std::logic_error&) {
+                                 logic_error_seen.store(true);
+                               } catch (...) {
+                               }
+                               rollbacks.fetch_add(1);
+                             }}};
+  const tx::actor_ref c = tx::spawn(system, counter(1));
+  const tx::actor_ref sink = tx::spawn(system, {[&](int) { delivered.fetch_add(1); }});
+  const tx::actor_ref asker = tx::spawn(system, {[&](int) {
+    tx::send(sink, 1);
+    tx::become({[](int) {}});
+    (void)tx::ask<int>(system, c, patient, get{});
+  }});
+  tx::send(asker, 0);
+  system.await_quiescence();
+  CHECK(rollbacks.load() == 1);
+  CHECK(logic_error_seen.load());
+  CHECK(delivered.load() == 0);
+  // The become was discarded too: the old handler runs (and rolls back) again.
+  tx::send(asker, 0);
+  system.await_quiescence();
+  CHECK(rollbacks.load() == 2);
+  CHECK(delivered.load() == 0);
 }
 
 TEST_CASE("ask returns a transactional actor's reply, its exception, or no reply") {

@@ -68,8 +68,8 @@ TEST_CASE("a waiter registered on an empty queue is handed to the next post, onc
   work_queue q{16};
   int storage = 0;
   REQUIRE(q.register_waiter(fake_worker(storage)));
-  CHECK(q.post(numbered(1)) == fake_worker(storage));
-  CHECK(q.post(numbered(2)) == nullptr);
+  CHECK(q.post(numbered(1)).waiter == fake_worker(storage));
+  CHECK(q.post(numbered(2)).waiter == nullptr);
 }
 
 TEST_CASE("a queue with mail refuses to register a waiter") {
@@ -77,7 +77,48 @@ TEST_CASE("a queue with mail refuses to register a waiter") {
   int storage = 0;
   q.post(numbered(1));
   CHECK_FALSE(q.register_waiter(fake_worker(storage)));
-  CHECK(q.post(numbered(2)) == nullptr);
+  CHECK(q.post(numbered(2)).waiter == nullptr);
+}
+
+TEST_CASE("a holder and a waiter registered on one queue are both handed to the next post") {
+  work_queue q{16};
+  int owner = 0;
+  int holder = 0;
+  q.post(numbered(1));
+  REQUIRE(q.gulp() == gulp::taken);
+  (void)q.batch().pop();
+  REQUIRE(q.register_waiter(fake_worker(owner)));
+  REQUIRE(q.register_holder(fake_worker(holder)));
+  const auto woken = q.post(numbered(2));
+  CHECK(woken.waiter == fake_worker(owner));
+  CHECK(woken.holder == fake_worker(holder));
+  const auto again = q.post(numbered(3));
+  CHECK(again.waiter == nullptr);
+  CHECK(again.holder == nullptr);
+  CHECK_FALSE(q.register_holder(fake_worker(holder)));  // mail is waiting
+}
+
+TEST_CASE("a held queue hands later mail to its holder and stays processed") {
+  work_queue q{16};
+  tact::detail::copy_queue held{16};
+  q.post(numbered(1));
+  REQUIRE(q.gulp() == gulp::taken);
+  CHECK(number_of(q.batch().pop()) == 1);
+  CHECK_FALSE(q.regulp(held));  // nothing came
+  q.post(numbered(2));
+  q.post(numbered(3));
+  REQUIRE(q.regulp(held));
+  CHECK(q.being_processed());
+  CHECK(q.looks_empty());
+  CHECK(q.gulp() == gulp::busy);
+  CHECK(number_of(held.pop()) == 2);
+  CHECK(number_of(held.pop()) == 3);
+  CHECK(held.empty());
+  q.post(numbered(4));  // the mailbox now uses the holder's old array
+  REQUIRE(q.regulp(held));
+  CHECK(number_of(held.pop()) == 4);
+  q.finish();
+  CHECK_FALSE(q.being_processed());
 }
 
 TEST_CASE("discarding a queue drops and counts what is still queued") {

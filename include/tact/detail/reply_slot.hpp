@@ -15,27 +15,44 @@ class actor_system;
 
 namespace tact::detail {
 class executor;
+class worker;
 
 TACT_API executor& executor_of(actor_system& system) noexcept;
-// std::logic_error if the calling thread is a worker of `ex`: it would wait
-// for itself. Checked before an ask sends anything.
-TACT_API void refuse_wait_on_worker(executor& ex);
+// std::logic_error where an ask cannot wait for its answer: inside a
+// transactional handler (its effects are staged until it returns, see
+// docs/ask.md), or on a worker thread outside any behaviour. Checked
+// before an ask sends anything.
+TACT_API void refuse_ask_that_cannot_wait();
 
-// Where one reply to an ask lands, shared by the asking thread and whoever
+// Where one reply to an ask lands, shared by the asker and whoever
 // answers. The first answer (a value or an error) settles it; anything
 // after that, or after the asker gave up, is dropped by the answerer.
 class reply_base {
  public:
-  // waiting: pending, and the asker sleeps (settle must wake it).
-  enum state : std::uint32_t { pending, waiting, settling, replied, failed, no_reply, abandoned };
+  // waiting: pending, and the asking thread sleeps on the slot (settle
+  // wakes it). suspended: pending, and the asker is a behaviour suspended
+  // on worker host_ (settle wakes that worker, see await_reply).
+  enum state : std::uint32_t {
+    pending,
+    waiting,
+    suspended,
+    settling,
+    replied,
+    failed,
+    no_reply,
+    abandoned
+  };
 
   // Claims the right to settle; false if settled or abandoned already.
+  // Sequentially consistent: a worker about to sleep with a suspended
+  // asker reads the state after announcing its sleep, so either it sees
+  // this claim or our wake-up sees it asleep (see worker::wait).
   bool claim() noexcept {
     std::uint32_t seen = state_.load(std::memory_order_relaxed);
-    while (seen == pending || seen == waiting)
-      if (state_.compare_exchange_weak(seen, settling, std::memory_order_acquire,
+    while (seen == pending || seen == waiting || seen == suspended)
+      if (state_.compare_exchange_weak(seen, settling, std::memory_order_seq_cst,
                                        std::memory_order_relaxed)) {
-        wake_ = seen == waiting;
+        claimed_from_ = static_cast<state>(seen);
         return true;
       }
     return false;
@@ -62,10 +79,10 @@ class reply_base {
   }
 
  private:
-  friend TACT_API state await_reply(executor& ex, reply_base& slot,
-                                    std::chrono::steady_clock::time_point deadline);
+  friend struct reply_access;
   std::atomic<std::uint32_t> state_{pending};
-  bool wake_ = false;  // written by the claimer
+  state claimed_from_ = pending;  // written by the claimer
+  worker* host_ = nullptr;        // written by the asker before it suspends
   std::exception_ptr error_;
 };
 
@@ -91,9 +108,11 @@ class reply_slot final : public reply_base {
 };
 
 // Waits until `slot` is settled or `deadline` passes (then abandons it and
-// returns abandoned), running queued work of `ex` on this thread meanwhile
-// when a guest worker is free, and sleeping when there is none to run.
-// Not on a worker of `ex` (see refuse_wait_on_worker).
+// returns abandoned). Inside a behaviour run by a worker (or by a guest, see
+// below), the behaviour is suspended on a fiber and the worker runs other
+// work until the answer comes. From a thread outside the actor world, the
+// thread runs queued work of `ex` meanwhile when a guest worker is free,
+// and sleeps when there is none to run. On a sponsor's thread it sleeps.
 TACT_API reply_base::state await_reply(executor& ex, reply_base& slot,
                                        std::chrono::steady_clock::time_point deadline);
 

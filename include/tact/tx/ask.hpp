@@ -15,10 +15,10 @@
 
 namespace tact::tx {
 
-// Asks transactional actor `to` from outside the actor world: sends it
-// (customer, args...), where customer is a one-shot reply actor, and waits
-// at most `timeout` for a message of exactly one element of type R sent to
-// that customer, the seed's customer-first convention:
+// Asks transactional actor `to`: sends it (customer, args...), where
+// customer is a one-shot reply actor, and waits at most `timeout` for a
+// message of exactly one element of type R sent to that customer, the
+// seed's customer-first convention:
 //
 //   auto n = tact::tx::ask<int>(system, counter, 100ms, get{});
 //   // the counter answers with tx::send(customer, value)
@@ -26,15 +26,17 @@ namespace tact::tx {
 // Outcomes as for the classic ask (see ask_result): a handler that throws
 // on the request answers ask_error::failed with its exception; once nobody
 // holds the customer any more without having answered, ask_error::no_reply.
-// The calling thread helps run queued work while it waits. Not from a
-// worker of `system` (std::logic_error): inside a handler an ask would be
-// an immediate send that breaks the handler's isolation; send with
-// tx::self() as the customer instead.
+// Waits as tact::ask does: from outside the actor world the calling thread
+// helps run queued work; inside a classic behaviour the behaviour is
+// suspended while its worker runs other actors. Not inside a handler
+// (std::logic_error, which rolls the handler back if uncaught): its
+// effects are staged until it returns, so it could not act on the answer
+// before committing; send with tx::self() as the customer instead.
 template <class R, class... Args>
 ask_result<R> ask(actor_system& system, const actor_ref& to, std::chrono::nanoseconds timeout,
                   Args&&... args) {
   detail::executor& ex = detail::executor_of(system);
-  detail::refuse_wait_on_worker(ex);
+  detail::refuse_ask_that_cannot_wait();
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   auto slot = std::make_shared<detail::reply_slot<R>>();
   // Destroyed with the customer's behaviour, which happens once nobody

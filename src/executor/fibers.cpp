@@ -1,0 +1,294 @@
+#include "executor/fibers.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <memory>
+#include <utility>
+
+#include <boost/context/protected_fixedsize_stack.hpp>
+
+#if defined(__GLIBCXX__)
+#include <cxxabi.h>
+#endif
+
+// Sanitizers are told about every stack switch (GCC defines these macros
+// under -fsanitize=address / thread; Clang answers __has_feature).
+#if defined(__SANITIZE_ADDRESS__)
+#define TACT_FIBERS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TACT_FIBERS_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define TACT_FIBERS_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TACT_FIBERS_TSAN 1
+#endif
+#endif
+
+#if defined(TACT_FIBERS_ASAN)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(TACT_FIBERS_TSAN)
+#include <sanitizer/tsan_interface.h>
+#endif
+
+namespace tact::detail {
+
+namespace ctx = boost::context;
+
+class fiber_pool::context {
+ public:
+  enum class state { running, idle, suspended };
+
+  ctx::fiber resume_point;  // while not running
+  state now = state::running;
+  exception_state exceptions;  // while not running
+  // AddressSanitizer: the stack's lowest address and size (the native
+  // one's is learnt at the first switch away from it), and its fake stack
+  // while switched away.
+  const void* stack_bottom = nullptr;
+  std::size_t stack_size = 0;
+  void* fake_stack = nullptr;
+  // ThreadSanitizer's handle for this context.
+  void* tsan_fiber = nullptr;
+};
+
+// Stacks with a guard page (an overflow faults instead of overwriting the
+// neighbour), mapped once and kept by the pool when their fiber ends, so
+// that a worker that needs fibers again reuses them.
+class fiber_pool::stack_allocator {
+ public:
+  stack_allocator(fiber_pool& pool, context& owner) noexcept : pool_{&pool}, owner_{&owner} {}
+
+  ctx::stack_context allocate() {
+    ctx::stack_context s;
+    if (pool_->stacks_.empty()) {
+      s = ctx::protected_fixedsize_stack{pool_->stack_size_}.allocate();
+    } else {
+      s = pool_->stacks_.back();
+      pool_->stacks_.pop_back();
+    }
+    owner_->stack_bottom = static_cast<const char*>(s.sp) - s.size;
+    owner_->stack_size = s.size;
+    return s;
+  }
+
+  // Runs on the context that the ended fiber went back to (Boost frees a
+  // fiber's stack from the next one), so the stack is free.
+  void deallocate(ctx::stack_context& s) noexcept {
+#if defined(TACT_FIBERS_ASAN)
+    // What the ended fiber's frames poisoned must not trip the next user.
+    __asan_unpoison_memory_region(static_cast<char*>(s.sp) - s.size, s.size);
+#endif
+    // Reserved by prepare() before the fiber was made: cannot throw.
+    pool_->stacks_.push_back(s);
+  }
+
+ private:
+  fiber_pool* pool_;
+  context* owner_;
+};
+
+fiber_pool::fiber_pool(std::size_t stack_size, void (*loop)(void*), void* owner) noexcept
+    : stack_size_{stack_size}, loop_{loop}, owner_{owner} {}
+
+fiber_pool::~fiber_pool() {
+  assert(fibers_.empty() && "a worker's fibers end (leave()) before its pool goes");
+  for (ctx::stack_context& s : stacks_) ctx::protected_fixedsize_stack{stack_size_}.deallocate(s);
+}
+
+// Per lending of a guest, so cheap: what a previous owner left in the
+// native context (its stack's bounds, its exception state) is overwritten
+// by the first switch away from it, before anything reads it.
+void fiber_pool::enter() noexcept {
+  if (!native_) native_ = std::make_unique<context>();
+  native_->now = context::state::running;
+#if defined(TACT_FIBERS_TSAN)
+  native_->tsan_fiber = __tsan_get_current_fiber();
+#endif
+  running_ = native_.get();
+  previous_ = nullptr;
+}
+
+void fiber_pool::leave() noexcept {
+  assert(on_native());
+  if (idle_.empty()) return;
+  ending_ = true;
+  while (!idle_.empty()) {
+    context* last = idle_.back();
+    idle_.pop_back();
+    switch_to(*last);  // it returns from its loop and ends (see depart())
+  }
+  ending_ = false;
+}
+
+bool fiber_pool::native_idle() const noexcept {
+  return native_ && native_->now == context::state::idle;
+}
+
+void fiber_pool::prepare() {
+  if (!idle_.empty()) return;
+  // Room for the bookkeeping pushes that must not throw later: every fiber
+  // may become idle (resume()), and every stack may come back (an ending).
+  fibers_.reserve(fibers_.size() + 1);
+  idle_.reserve(fibers_.size() + 1);
+  stacks_.reserve(stacks_.size() + fibers_.size() + 1);
+  idle_.push_back(&make_fiber());
+}
+
+void fiber_pool::suspend() noexcept {
+  assert(!idle_.empty() && "prepare() first");
+  context& next = *idle_.back();
+  idle_.pop_back();
+  running_->now = context::state::suspended;
+  switch_to(next);
+}
+
+void fiber_pool::resume(context& c) noexcept {
+  // An idle native context is not in idle_: a fiber hands the loop back to
+  // it (see worker::loop) rather than it being picked for a suspension.
+  if (const auto it = std::find(idle_.begin(), idle_.end(), &c); it != idle_.end()) idle_.erase(it);
+  running_->now = context::state::idle;
+  if (running_ != native_.get()) idle_.push_back(running_);  // reserved by prepare()
+  switch_to(c);
+}
+
+// A fiber's whole life: run the loop, then go back to the native context
+// for good. Its stack holds this frame, Boost's record and whatever the
+// loop calls; the first frame below Boost's entry is this lambda.
+fiber_pool::context& fiber_pool::make_fiber() {
+  auto made = std::make_unique<context>();
+  context& c = *made;
+#if defined(TACT_FIBERS_TSAN)
+  c.tsan_fiber = __tsan_create_fiber(0);
+  // Boost's constructor jumps onto the new stack and back once (to hand
+  // the fiber its record): TSan sees that excursion as the new fiber's, so
+  // the creator's shadow call stack stays balanced.
+  __tsan_switch_to_fiber(c.tsan_fiber, 0);
+#endif
+  c.now = context::state::idle;
+  try {
+    c.resume_point = ctx::fiber{std::allocator_arg, stack_allocator{*this, c},
+                                [this](ctx::fiber&& from) -> ctx::fiber {
+                                  arrived(std::move(from));
+                                  loop_(owner_);
+                                  return depart();
+                                }};
+  } catch (...) {
+#if defined(TACT_FIBERS_TSAN)
+    __tsan_switch_to_fiber(running_->tsan_fiber, 0);
+    __tsan_destroy_fiber(c.tsan_fiber);
+#endif
+    throw;
+  }
+#if defined(TACT_FIBERS_TSAN)
+  __tsan_switch_to_fiber(running_->tsan_fiber, 0);
+#endif
+  fibers_.push_back(std::move(made));  // reserved by prepare()
+  return c;
+}
+
+// The switch itself. The sanitizer calls sit right before the jump, and
+// arrived() right after it on the other side, as both sanitizers require.
+//
+// TSan keeps a shadow call stack per fiber, pushed at each instrumented
+// function's entry and popped at its exit, on whichever fiber it believes
+// is running; an entry and exit recorded on different fibers unbalance
+// both, and a stack popped below its start crashes the runtime. So every
+// TSan switch happens between the jump and the next call: the switcher
+// announces the target right before resume() (whose own frame, if not
+// inlined, is pushed on the target and popped by the target's pending
+// resume() returning), and an ended fiber, which announced nothing (see
+// depart()), is switched away from right after the jump returns here.
+void fiber_pool::switch_to(context& to) noexcept {
+  assert(&to != running_ && to.now != context::state::running && to.resume_point &&
+         "switch to a context that is suspended or idle");
+  context& from = *running_;
+  previous_ = &from;
+  running_ = &to;
+  to.now = context::state::running;
+  exchange_exception_state(from, to);
+#if defined(TACT_FIBERS_ASAN)
+  __sanitizer_start_switch_fiber(&from.fake_stack, to.stack_bottom, to.stack_size);
+#endif
+#if defined(TACT_FIBERS_TSAN)
+  __tsan_switch_to_fiber(to.tsan_fiber, 0);
+#endif
+  ctx::fiber back = std::move(to.resume_point).resume();
+#if defined(TACT_FIBERS_TSAN)
+  // The context that switched here ended: its last frames, and Boost
+  // freeing its stack on ours, counted as its own; we are `from` again.
+  if (!back) __tsan_switch_to_fiber(from.tsan_fiber, 0);
+#endif
+  arrived(std::move(back));
+}
+
+// First thing on the context switched to: `from` is where the previous
+// context stopped, or nothing if it ended (see depart()).
+void fiber_pool::arrived(ctx::fiber from) noexcept {
+#if defined(TACT_FIBERS_ASAN)
+  const void* bottom = nullptr;
+  std::size_t size = 0;
+  __sanitizer_finish_switch_fiber(running_->fake_stack, &bottom, &size);
+  if (previous_ == native_.get()) {
+    native_->stack_bottom = bottom;
+    native_->stack_size = size;
+  }
+#endif
+  if (from) {
+    previous_->resume_point = std::move(from);
+    return;
+  }
+  forget(*previous_);  // it ended (see depart())
+}
+
+// A fiber whose loop returned (leave() is ending it) goes back to the
+// native context, which waits in leave(); Boost then frees its stack from
+// there. ASan is told now, with no fake stack to keep; TSan only once the
+// native context runs again (see switch_to()), since this fiber's frames
+// still return after this.
+ctx::fiber fiber_pool::depart() noexcept {
+  context& from = *running_;
+  context& to = *native_;
+  previous_ = &from;
+  running_ = &to;
+  to.now = context::state::running;
+  exchange_exception_state(from, to);
+#if defined(TACT_FIBERS_ASAN)
+  __sanitizer_start_switch_fiber(nullptr, to.stack_bottom, to.stack_size);
+#endif
+  return std::move(to.resume_point);
+}
+
+void fiber_pool::forget(context& ended) noexcept {
+#if defined(TACT_FIBERS_TSAN)
+  __tsan_destroy_fiber(ended.tsan_fiber);
+#endif
+  const auto it = std::find_if(fibers_.begin(), fibers_.end(),
+                               [&](const std::unique_ptr<context>& c) { return c.get() == &ended; });
+  fibers_.erase(it);
+}
+
+// The C++ runtime keeps the exceptions being handled (a stack threaded
+// through the exception objects) and the count of those in flight per
+// thread. A behaviour that waits inside a catch block, while another
+// context catches and rethrows, would otherwise pop the other's exception.
+// The layout is libstdc++'s __cxa_eh_globals on targets without the ARM
+// EABI unwinder; elsewhere nothing is exchanged (do not wait in a catch
+// block there).
+void fiber_pool::exchange_exception_state(context& from, context& to) noexcept {
+#if defined(__GLIBCXX__) && !defined(__arm__)
+  auto* globals = reinterpret_cast<exception_state*>(abi::__cxa_get_globals());
+  from.exceptions = *globals;
+  *globals = to.exceptions;
+#else
+  (void)from;
+  (void)to;
+#endif
+}
+
+}  // namespace tact::detail
