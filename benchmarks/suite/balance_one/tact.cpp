@@ -21,30 +21,8 @@
 // received every message, every dummy finished, and the system's delivery
 // count agrees. The run is refused if the actors did not land on the
 // queues intended.
-#include <cstdint>
-#include <exception>
-
-#include <tact/tact.hpp>
-
-#include "suite.hpp"
-#include "workloads/balance.hpp"
+#include "balance_tact.hpp"
 
 int main(int argc, char** argv) {
-  suite::options o{argc, argv};
-  const tact::bench::balance_params params{
-      .actors_per_loaded_worker = static_cast<std::uint32_t>(o.param("actors", 2'000, 400)),
-      .group = static_cast<std::uint32_t>(o.param("group", 100, 100)),
-      .rounds = static_cast<std::uint32_t>(o.param("rounds", 40, 5)),
-      .work = static_cast<std::uint32_t>(o.param("work", 0, 0))};
-
-  tact::actor_system system{{.workers = o.threads()}};
-  tact::bench::balance_result result;
-  double secs = 0;
-  try {
-    secs = suite::seconds([&] { result = tact::bench::run_balance_one(system, params); });
-  } catch (const std::exception& e) {
-    suite::fail(e.what());
-  }
-  system.stop();
-  suite::report(o, "balance_one", "tact", secs, result.messages);
+  return suite::balance_main(argc, argv, "balance_one", &tact::bench::run_balance_one);
 }

@@ -184,4 +184,33 @@ inline std::uint64_t run_balance(caf::actor_system& system, caf::scoped_actor& m
   return gather(main_actor, p);
 }
 
+// The body of both balance programs (balance_one/, balance_multi/): loaded
+// workers are every `stride`-th, where stride_of(workers) decides.
+inline int balance_main(int argc, char** argv, const char* bench,
+                        std::uint32_t (*stride_of)(std::uint32_t workers)) {
+  options o{argc, argv};
+  const std::uint32_t workers = o.threads();
+  const std::uint32_t stride = stride_of(workers);
+  const std::uint32_t loaded_workers = (workers + stride - 1) / stride;
+  params p{.actors = static_cast<std::uint32_t>(o.param("actors", 2'000, 400)),
+           .group = static_cast<std::uint32_t>(o.param("group", 100, 100)),
+           .rounds = static_cast<std::uint32_t>(o.param("rounds", 40, 5)),
+           .work = static_cast<std::uint32_t>(o.param("work", 0, 0))};
+  validate(p);
+  p.actors *= loaded_workers;
+
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.max-threads", static_cast<int>(workers));
+  caf::actor_system system{cfg};
+  std::uint64_t messages = 0;
+  double secs = 0;
+  {
+    caf::scoped_actor main_actor{system};
+    secs = seconds([&] { messages = run_balance(system, main_actor, p, workers, stride); });
+  }
+  system.await_all_actors_done();
+  report(o, bench, "caf", secs, messages);
+  return 0;
+}
+
 }  // namespace suite::caf_rounds
