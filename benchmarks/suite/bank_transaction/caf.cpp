@@ -14,6 +14,7 @@
 
 #include <caf/all.hpp>
 
+#include "transfers.hpp"
 #include "savina.hpp"
 #include "suite.hpp"
 
@@ -25,19 +26,8 @@ using ack_atom = caf::atom_constant<caf::atom("ack")>;
 using credit_atom = caf::atom_constant<caf::atom("credit")>;
 using debit_atom = caf::atom_constant<caf::atom("debit")>;
 
-struct transfer {
-  std::int32_t source;
-  std::int32_t destination;
-  std::int64_t cents;
-};
-
-transfer draw(suite::savina::pseudo_random& random, std::int32_t accounts) {
-  const std::int32_t source = random.next_int(accounts / 10 * 8);
-  std::int32_t step = random.next_int(accounts - source);
-  if (step == 0) step = 1;
-  const auto cents = std::llround(std::abs(random.next_double()) * 1000 * 100);
-  return {source, source + step, cents};
-}
+using suite::bank::transfer;
+using suite::bank::draw;
 
 // Written by each account when it stops; read by main after
 // await_all_actors_done().

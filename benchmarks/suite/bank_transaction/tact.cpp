@@ -45,6 +45,7 @@
 
 #include <tact/tact.hpp>
 
+#include "transfers.hpp"
 #include "savina.hpp"
 #include "suite.hpp"
 
@@ -66,19 +67,8 @@ struct transfer_msg : tact::message {
 };
 
 // One transfer as the teller draws it (Teller.generateWork).
-struct transfer {
-  std::int32_t source;
-  std::int32_t destination;
-  std::int64_t cents;
-};
-
-transfer draw(suite::savina::pseudo_random& random, std::int32_t accounts) {
-  const std::int32_t source = random.next_int(accounts / 10 * 8);
-  std::int32_t step = random.next_int(accounts - source);
-  if (step == 0) step = 1;
-  const auto cents = std::llround(std::abs(random.next_double()) * 1000 * 100);
-  return {source, source + step, cents};
-}
+using suite::bank::transfer;
+using suite::bank::draw;
 
 class account final : public tact::actor {
  public:

@@ -38,6 +38,7 @@
 
 #include <tact/tact.hpp>
 
+#include "reference.hpp"
 #include "savina.hpp"
 #include "suite.hpp"
 
@@ -176,22 +177,7 @@ tact::allocation dictionary::receive(request& r) {
 
 // Writes the workers request in all: each worker's draws are fixed by its
 // seed, whatever the interleaving, so main can replay them.
-std::int64_t expected_writes(std::int64_t workers, std::int64_t requests,
-                             std::int64_t write_percent) {
-  std::int64_t writes = 0;
-  for (std::int64_t id = 0; id < workers; ++id) {
-    suite::savina::pseudo_random random{id + requests + write_percent};
-    for (std::int64_t i = 0; i < requests; ++i) {
-      const bool write = random.next_int(100) < write_percent;
-      random.next_int();
-      if (write) {
-        random.next_int();
-        ++writes;
-      }
-    }
-  }
-  return writes;
-}
+using suite::dictionary::expected_writes;
 
 }  // namespace
 
