@@ -8,6 +8,7 @@
 
 #include <caf/all.hpp>
 
+#include "expect.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -68,35 +69,8 @@ caf::behavior producer(caf::event_based_actor* self, std::int64_t limit, caf::ac
   };
 }
 
-struct expectation {
-  std::int64_t primes = 0;
-  std::uint64_t messages = 0;
-};
-
-// As in tact.cpp: the primes below limit and the messages the pipeline
-// delivers, from a plain sieve of Eratosthenes.
-expectation expect(std::int64_t limit, std::int64_t per_filter) {
-  const auto n = static_cast<std::size_t>(std::max<std::int64_t>(limit, 2));
-  std::vector<std::int64_t> smallest_factor(n, 0);
-  std::vector<std::int64_t> index(n, -1);
-  std::int64_t primes = 0;
-  for (std::size_t i = 2; i < n; ++i) {
-    if (smallest_factor[i] != 0) continue;
-    index[i] = primes++;
-    for (std::size_t j = i; j < n; j += i)
-      if (smallest_factor[j] == 0) smallest_factor[j] = static_cast<std::int64_t>(i);
-  }
-  expectation e{primes, 1};
-  for (std::size_t c = 3; c < n; c += 2) {
-    const std::int64_t f = smallest_factor[c];
-    const std::int64_t last_filter = f != static_cast<std::int64_t>(c)
-                                         ? index[static_cast<std::size_t>(f)] / per_filter
-                                         : (index[c] - 1) / per_filter;
-    e.messages += static_cast<std::uint64_t>(last_filter + 1);
-  }
-  e.messages += static_cast<std::uint64_t>((primes - 1) / per_filter + 1);
-  return e;
-}
+using suite::sieve::expect;
+using suite::sieve::expectation;
 
 }  // namespace
 

@@ -8,31 +8,14 @@
 
 #include <caf/all.hpp>
 
+#include "integrand.hpp"
 #include "suite.hpp"
 
 namespace {
 
-constexpr double left_end = 1;
-constexpr double right_end = 5;
-
-double fx(double x) {
-  const double a = std::sin(std::pow(x, 3) - 1);
-  const double b = x + 1;
-  const double c = a / b;
-  const double d = std::sqrt(1 + std::exp(std::sqrt(2 * x)));
-  return c * d;
-}
-
-double area(double l, double r, double h) {
-  const auto n = static_cast<std::int64_t>((r - l) / h);
-  double sum = 0.0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double lx = static_cast<double>(i) * h + l;
-    const double rx = lx + h;
-    sum += 0.5 * (fx(lx) + fx(rx)) * h;
-  }
-  return sum;
-}
+using suite::trapezoid::area;
+using suite::trapezoid::left_end;
+using suite::trapezoid::right_end;
 
 using start_atom = caf::atom_constant<caf::atom("start")>;
 using work_atom = caf::atom_constant<caf::atom("work")>;
