@@ -80,12 +80,20 @@ struct answered {};
 // not wait for an answer.
 bool admit(const tx::actor_ref& service, const tx::message& request) {
   const tx::actor_ref& customer = detail::customer_of(request, "widgets::serializer");
+  // The tag tells the serializer from an on_commit action, which runs after
+  // the tag's commit has posted the answer: a send from the cleanup itself
+  // would be staged, and so posted, before it, and the serializer could
+  // admit the next request and that one's answer reach the same customer
+  // first. Posted in that order, answers to one customer keep the order
+  // of their requests.
   try {
     tx::forward(service, request,
-                            detail::make_gate(
-                                customer,
-                                [serializer = tx::self()] { tx::send(serializer, answered{}); },
-                                std::nullopt));
+                detail::make_gate(
+                    customer,
+                    [serializer = tx::self()] {
+                      tx::on_commit([serializer] { tx::send(serializer, answered{}); });
+                    },
+                    std::nullopt));
     return true;
   } catch (...) {
     tx::send(customer, tx::failure{std::current_exception()});
