@@ -258,7 +258,7 @@ worker& executor::take_sponsor(void (*notify)(void*) noexcept, void* context) {
       worker& runner = guests_[worker_count_ + k];
       runner.set_notify(notify, context);
       // So that the first send to the new sponsor's actors notifies it.
-      queues_[sponsor_queue(runner)].register_waiter(&runner);
+      queues_[sponsor_queue(runner)].register_waiter(&runner, nullptr);
       return runner;
     }
   throw std::runtime_error{"tact: a system has at most " + std::to_string(defaults::sponsors) +

@@ -230,8 +230,7 @@ void worker::wait(wake_condition* also) {
   owner_.reclamation().abandon(index_);
   state_.store(parking, std::memory_order_seq_cst);
   const auto give_up = [this] { state_.store(running, std::memory_order_relaxed); };
-  for (std::uint32_t slot = first_slot_; slot < last_slot_; ++slot)
-    if (!owner_.slot(slot).load(std::memory_order_seq_cst)->register_waiter(this)) return give_up();
+  if (!register_as_waiter()) return give_up();
   for (const std::unique_ptr<held_queue>& h : held_)
     if (!h->queue->register_holder(this)) return give_up();
   const auto now = std::chrono::steady_clock::now();

@@ -193,7 +193,7 @@ std::uint64_t worker::drain(work_queue& q) {
       case work_queue::gulp_result::empty:
         // Under the queue's lock: a send either came before (we go round
         // again) or comes after and finds us registered.
-        if (q.register_waiter(this)) return ran;
+        if (q.register_waiter(this, nullptr)) return ran;
         break;
       case work_queue::gulp_result::busy:
         // Another thread is running this sponsor (the program called it
@@ -359,10 +359,22 @@ std::uint32_t worker::next_ticket() noexcept {
   return ticket;
 }
 
+// Step 2 of parking (see park): registers as the waiter of every queue in
+// our slots; false if one has mail, or was taken from us by a thief since
+// we loaded the slot (who then wakes us: we are parking).
+bool worker::register_as_waiter() noexcept {
+  for (std::uint32_t slot = first_slot_; slot < last_slot_; ++slot) {
+    const std::atomic<work_queue*>& mine = owner_.slot(slot);
+    if (!mine.load(std::memory_order_seq_cst)->register_waiter(this, &mine)) return false;
+  }
+  return true;
+}
+
 // Parking protocol (no lost wake-up):
 //  1. state := parking.
 //  2. Register as the waiter of every owned queue, each under that queue's
-//     lock, giving up if one has mail. A post to a queue either precedes
+//     lock, giving up if one has mail or has been stolen meanwhile (see
+//     work_queue::register_waiter). A post to a queue either precedes
 //     its registration (we see the mail and give up) or follows it (the
 //     poster takes us as the queue's waiter and calls wake()).
 //  3. parking -> watching/sleeping by CAS. wake() swaps in `running`; if it
@@ -376,11 +388,9 @@ void worker::park() {
   // so that a parked worker does not hold it until it runs again.
   owner_.reclamation().abandon(index_);
   state_.store(parking, std::memory_order_seq_cst);
-  for (std::uint32_t slot = first_slot_; slot < last_slot_; ++slot) {
-    if (!owner_.slot(slot).load(std::memory_order_seq_cst)->register_waiter(this)) {
-      state_.store(running, std::memory_order_relaxed);
-      return;
-    }
+  if (!register_as_waiter()) {
+    state_.store(running, std::memory_order_relaxed);
+    return;
   }
   // stop() sets `stopping` and then wakes every worker: either we see the
   // flag here, or its wake() comes after our store of `parking`.

@@ -162,6 +162,7 @@ class worker {
   bool stuck(const worker& victim) noexcept;
   std::uint32_t slot_to_give() noexcept;
   std::optional<std::uint32_t> find_stranded_work() noexcept;
+  bool register_as_waiter() noexcept;
   void park();
   void watch();
   void sleep() noexcept;

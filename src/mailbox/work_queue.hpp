@@ -88,9 +88,21 @@ class work_queue {
   // Parking: registers `w` to be returned by the next post(), provided
   // the mailbox is empty now. Under the lock, so a post either happened
   // before (and we see its mail) or happens after (and sees `w`).
-  bool register_waiter(worker* w) noexcept {
+  //
+  // `slot`: the ownership slot through which `w` holds this queue, or
+  // null for a queue nobody can steal (a sponsor's). The registration is
+  // refused if the slot no longer holds this queue. Without that check a
+  // worker that loaded its slot, was preempted, and registered late would
+  // overwrite the registration of the thief that had meanwhile taken the
+  // queue and parked: the thief's mail would then wake the wrong worker,
+  // and the thief sleep on it. With it, of two registrations under this
+  // lock the later one is the current owner's: a thief registers only
+  // after its swap, and a worker whose lock section follows the thief's
+  // (so follows the swap) sees the swap in its slot and is refused.
+  bool register_waiter(worker* w, const std::atomic<work_queue*>* slot) noexcept {
     std::lock_guard guard{lock_};
     if (!mailbox_.empty()) return false;
+    if (slot != nullptr && slot->load(std::memory_order_seq_cst) != this) return false;
     waiter_ = w;
     return true;
   }

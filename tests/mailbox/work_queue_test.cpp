@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cstdint>
 
 #include "mailbox/work_queue.hpp"
@@ -67,7 +68,7 @@ TEST_CASE("an empty queue is not gulped") {
 TEST_CASE("a waiter registered on an empty queue is handed to the next post, once") {
   work_queue q{16};
   int storage = 0;
-  REQUIRE(q.register_waiter(fake_worker(storage)));
+  REQUIRE(q.register_waiter(fake_worker(storage), nullptr));
   CHECK(q.post(numbered(1)).waiter == fake_worker(storage));
   CHECK(q.post(numbered(2)).waiter == nullptr);
 }
@@ -76,8 +77,23 @@ TEST_CASE("a queue with mail refuses to register a waiter") {
   work_queue q{16};
   int storage = 0;
   q.post(numbered(1));
-  CHECK_FALSE(q.register_waiter(fake_worker(storage)));
+  CHECK_FALSE(q.register_waiter(fake_worker(storage), nullptr));
   CHECK(q.post(numbered(2)).waiter == nullptr);
+}
+
+// A worker registers through the ownership slot it loaded; if a thief has
+// swapped the queue out of that slot since, the thief owns it and may have
+// registered already: a late registration must not take its place.
+TEST_CASE("a registration through a slot that no longer holds the queue is refused") {
+  work_queue q{16};
+  work_queue other{16};
+  int previous_owner = 0;
+  int thief = 0;
+  std::atomic<work_queue*> thief_slot{&q};
+  std::atomic<work_queue*> previous_slot{&other};  // q was swapped out of it
+  REQUIRE(q.register_waiter(fake_worker(thief), &thief_slot));
+  CHECK_FALSE(q.register_waiter(fake_worker(previous_owner), &previous_slot));
+  CHECK(q.post(numbered(1)).waiter == fake_worker(thief));
 }
 
 TEST_CASE("a holder and a waiter registered on one queue are both handed to the next post") {
@@ -87,7 +103,7 @@ TEST_CASE("a holder and a waiter registered on one queue are both handed to the 
   q.post(numbered(1));
   REQUIRE(q.gulp() == gulp::taken);
   (void)q.batch().pop();
-  REQUIRE(q.register_waiter(fake_worker(owner)));
+  REQUIRE(q.register_waiter(fake_worker(owner), nullptr));
   REQUIRE(q.register_holder(fake_worker(holder)));
   const auto woken = q.post(numbered(2));
   CHECK(woken.waiter == fake_worker(owner));
