@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Docs quote examples that CI builds: every code block in a Markdown file
-that follows a line naming `examples/<topic>/<file>` must be that file,
-verbatim. Usage: check_quotes.py SOURCE_ROOT DOC..."""
+that follows a line naming `examples/<topic>/<file>` (or a file of the
+project in `tests/consumer/project/`, which the integration tests build)
+must be that file, verbatim. Usage: check_quotes.py SOURCE_ROOT DOC..."""
 import pathlib
 import re
 import sys
 
-QUOTE = re.compile(r"`(examples/[\w/.-]+)`:?\s*\n+```\w*\n(.*?)```", re.S)
+QUOTE = re.compile(r"`((?:examples|tests/consumer/project)/[\w/.-]+)`:?\s*\n+```\w*\n(.*?)```", re.S)
 
 
 def main(root, docs):
