@@ -13,7 +13,7 @@
 //   teller -> source       (teller, credit, cents, destination)
 //   source -> destination  (source, debit, cents)
 //   destination -> source  (ack), then source -> teller (ack)
-//   teller -> account      (stop)
+//   teller -> account      (report, stop), the account -> report (id, balance)
 //
 // Accounts and the teller become on every message, so they are spawned
 // tx::mode::serialized: one message at a time on a home queue, no
@@ -55,7 +55,6 @@ struct ack {};
 struct ledger {
   std::int64_t id;
   std::int64_t balance;
-  tx::actor_ref report;  // main's, for the balance at the end
 };
 
 // A Credit or a Debit that arrived while the account was locked.
@@ -96,7 +95,7 @@ tx::behaviour open(const ledger& l) {
       [l](const tx::actor_ref& source, debit, std::int64_t cents) {
         tx::become(open(deposit(l, cents, source)));
       },
-      [l](stop) { tx::send(l.report, l.id, l.balance); },
+      [l](const tx::actor_ref& report, stop) { tx::send(report, l.id, l.balance); },
   };
 }
 
@@ -130,7 +129,8 @@ tx::behaviour locked(const ledger& l, const tx::actor_ref& teller, const waiting
 
 using accounts = std::shared_ptr<const std::vector<tx::actor_ref>>;
 
-tx::behaviour teller(const accounts& bank, std::int64_t transactions, std::int64_t completed) {
+tx::behaviour teller(const accounts& bank, std::int64_t transactions, std::int64_t completed,
+                     const tx::actor_ref& report) {
   return {
       [bank, transactions](start) {
         suite::savina::pseudo_random random{suite::bank::seed};
@@ -141,12 +141,12 @@ tx::behaviour teller(const accounts& bank, std::int64_t transactions, std::int64
                    (*bank)[static_cast<std::size_t>(t.destination)]);
         }
       },
-      [bank, transactions, completed](ack) {
+      [bank, transactions, completed, report](ack) {
         if (completed + 1 < transactions) {
-          tx::become(teller(bank, transactions, completed + 1));
+          tx::become(teller(bank, transactions, completed + 1, report));
           return;
         }
-        for (const tx::actor_ref& a : *bank) tx::send(a, stop{});
+        for (const tx::actor_ref& a : *bank) tx::send(a, report, stop{});
       },
   };
 }
@@ -169,8 +169,9 @@ int main(int argc, char** argv) {
     auto bank = std::make_shared<std::vector<tx::actor_ref>>();
     bank->reserve(balances.size());
     for (std::int64_t i = 0; i < p.accounts; ++i)
-      bank->push_back(tx::spawn(system, open({i, 0, report}), tx::mode::serialized));
-    tx::send(tx::spawn(system, teller(std::move(bank), p.transactions, 0), tx::mode::serialized),
+      bank->push_back(tx::spawn(system, open({i, 0}), tx::mode::serialized));
+    tx::send(tx::spawn(system, teller(std::move(bank), p.transactions, 0, report),
+                       tx::mode::serialized),
              start{});
     system.await_quiescence();
   });
