@@ -108,7 +108,7 @@ caf::behavior account_actor(caf::stateful_actor<account_state>* self, account_ou
 
 struct teller_state {
   std::vector<caf::actor> accounts;
-  suite::savina::pseudo_random random{123456};
+  suite::savina::pseudo_random random{suite::bank::seed};
   std::int64_t completed = 0;
   std::uint64_t received = 0;
 };
@@ -142,10 +142,9 @@ caf::behavior teller_actor(caf::stateful_actor<teller_state>* self,
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto accounts = o.param("accounts", 16'000, 1'000);
-  const auto transactions = o.param("transactions", 500'000, 20'000);
-  suite::check(accounts >= 10 && accounts <= 1'000'000 && transactions >= 1,
-               "--accounts must be between 10 and 1,000,000, --transactions at least 1");
+  const suite::bank::params p = suite::bank::read(o);
+  const std::int64_t accounts = p.accounts;
+  const std::int64_t transactions = p.transactions;
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));
@@ -162,13 +161,7 @@ int main(int argc, char** argv) {
     system.await_all_actors_done();
   });
 
-  std::vector<std::int64_t> expected(static_cast<std::size_t>(accounts));
-  suite::savina::pseudo_random replay{123456};
-  for (std::int64_t m = 0; m < transactions; ++m) {
-    const transfer t = draw(replay, static_cast<std::int32_t>(accounts));
-    expected[static_cast<std::size_t>(t.source)] -= t.cents;
-    expected[static_cast<std::size_t>(t.destination)] += t.cents;
-  }
+  const std::vector<std::int64_t> expected = suite::bank::expected_balances(p);
   std::uint64_t delivered = teller_received;
   for (std::size_t i = 0; i < bank_out.size(); ++i) {
     suite::check(bank_out[i].balance == expected[i],
@@ -176,9 +169,8 @@ int main(int argc, char** argv) {
                      " cents, expected " + std::to_string(expected[i]));
     delivered += bank_out[i].received;
   }
-  const auto n = static_cast<std::uint64_t>(transactions);
-  const std::uint64_t messages = 1 + 4 * n + static_cast<std::uint64_t>(accounts);
+  const std::uint64_t messages = suite::bank::messages(p);
   suite::check(delivered == messages, "the actors received " + std::to_string(delivered) +
                                           " messages, expected " + std::to_string(messages));
-  suite::report(o, "bank_transaction", "caf", secs, delivered);
+  suite::report(o, suite::bench_name("bank_transaction"), "caf", secs, delivered);
 }

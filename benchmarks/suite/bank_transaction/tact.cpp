@@ -138,7 +138,7 @@ class teller final : public tact::actor {
  private:
   std::vector<transfer_msg> transfers_;  // all in flight at once: never resized
   std::vector<std::unique_ptr<account>>* accounts_ = nullptr;
-  suite::savina::pseudo_random random_{123456};
+  suite::savina::pseudo_random random_{suite::bank::seed};
   std::size_t completed_ = 0;
   std::uint64_t received_ = 0;
   stop_msg stop_;
@@ -169,10 +169,9 @@ tact::allocation account::receive(transfer_msg& t) {
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto accounts = o.param("accounts", 16'000, 1'000);
-  const auto transactions = o.param("transactions", 500'000, 20'000);
-  suite::check(accounts >= 10 && accounts <= 1'000'000 && transactions >= 1,
-               "--accounts must be between 10 and 1,000,000, --transactions at least 1");
+  const suite::bank::params p = suite::bank::read(o);
+  const std::int64_t accounts = p.accounts;
+  const std::int64_t transactions = p.transactions;
 
   tact::actor_system system{{.workers = o.threads()}};
   std::unique_ptr<teller> boss;
@@ -188,13 +187,7 @@ int main(int argc, char** argv) {
     system.await_quiescence();
   });
 
-  std::vector<std::int64_t> expected(static_cast<std::size_t>(accounts));
-  suite::savina::pseudo_random replay{123456};
-  for (std::int64_t m = 0; m < transactions; ++m) {
-    const transfer t = draw(replay, static_cast<std::int32_t>(accounts));
-    expected[static_cast<std::size_t>(t.source)] -= t.cents;
-    expected[static_cast<std::size_t>(t.destination)] += t.cents;
-  }
+  const std::vector<std::int64_t> expected = suite::bank::expected_balances(p);
   std::uint64_t delivered = boss->received();
   suite::check(boss->finished(), "the teller did not finish");
   for (std::size_t i = 0; i < bank.size(); ++i) {
@@ -204,8 +197,7 @@ int main(int argc, char** argv) {
                      " cents, expected " + std::to_string(expected[i]));
     delivered += bank[i]->received();
   }
-  const auto n = static_cast<std::uint64_t>(transactions);
-  const std::uint64_t messages = 1 + 4 * n + static_cast<std::uint64_t>(accounts);
+  const std::uint64_t messages = suite::bank::messages(p);
   suite::check(delivered == messages, "the actors received " + std::to_string(delivered) +
                                           " messages, expected " + std::to_string(messages));
   suite::check(system.stats().total.messages_processed == delivered,

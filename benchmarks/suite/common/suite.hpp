@@ -100,6 +100,20 @@ class options {
   std::map<std::string, std::int64_t> used_;
 };
 
+// The workload name a program reports: `own`, unless the build names it
+// otherwise. One source can then build the programs of two workloads: the
+// CAF program of a classic Savina workload is also the CAF side of its
+// transactional twin, compiled with -DSUITE_BENCH="tx_<name>" (the runner
+// checks that a program reports the workload its file name says).
+inline std::string bench_name(const char* own) {
+#ifdef SUITE_BENCH
+  static_cast<void>(own);
+  return SUITE_BENCH;
+#else
+  return own;
+#endif
+}
+
 // A wrong result: the run proves nothing, so the program fails loudly.
 [[noreturn]] inline void fail(const std::string& why) {
   std::cerr << "wrong result: " << why << '\n';

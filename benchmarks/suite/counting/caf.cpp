@@ -5,6 +5,7 @@
 
 #include <caf/all.hpp>
 
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -65,9 +66,7 @@ caf::behavior producer_actor(caf::stateful_actor<std::uint64_t>* self, caf::acto
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto messages = o.param("messages", 10'000'000, 500'000);
-  suite::check(messages >= 0, "--messages must not be negative");
-  const auto n = static_cast<std::uint64_t>(messages);
+  const std::uint64_t n = suite::counting::increments(o);
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));
@@ -83,7 +82,8 @@ int main(int argc, char** argv) {
   const std::uint64_t delivered = out.producer_received + out.counter_received;
   suite::check(out.counted == n, "the counter counted " + std::to_string(out.counted) + " of " +
                                      std::to_string(n) + " increments");
-  suite::check(delivered == n + 3, "the actors received " + std::to_string(delivered) +
-                                       " messages, expected " + std::to_string(n + 3));
-  suite::report(o, "counting", "caf", secs, delivered);
+  const std::uint64_t expected = suite::counting::messages(n);
+  suite::check(delivered == expected, "the actors received " + std::to_string(delivered) +
+                                          " messages, expected " + std::to_string(expected));
+  suite::report(o, suite::bench_name("counting"), "caf", secs, delivered);
 }

@@ -25,6 +25,7 @@
 
 #include <tact/tact.hpp>
 
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -101,9 +102,7 @@ tact::allocation counter::receive(retrieve& m) {
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto messages = o.param("messages", 10'000'000, 500'000);
-  suite::check(messages >= 0, "--messages must not be negative");
-  const auto n = static_cast<std::uint64_t>(messages);
+  const std::uint64_t n = suite::counting::increments(o);
 
   tact::actor_system system{{.workers = o.threads()}};
   counter target{system};
@@ -118,8 +117,9 @@ int main(int argc, char** argv) {
   suite::check(source.finished() && target.finished(), "an actor did not finish");
   suite::check(source.counted() == n, "the counter counted " + std::to_string(source.counted()) +
                                           " of " + std::to_string(n) + " increments");
-  suite::check(delivered == n + 3, "the actors received " + std::to_string(delivered) +
-                                       " messages, expected " + std::to_string(n + 3));
+  const std::uint64_t expected = suite::counting::messages(n);
+  suite::check(delivered == expected, "the actors received " + std::to_string(delivered) +
+                                          " messages, expected " + std::to_string(expected));
   suite::check(system.stats().total.messages_processed == delivered,
                "the system delivered a different number of messages than the actors received");
   system.stop();

@@ -6,6 +6,7 @@
 
 #include <caf/all.hpp>
 
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -47,22 +48,13 @@ caf::behavior fibonacci_actor(caf::stateful_actor<fibonacci_state>* self, caf::a
   };
 }
 
-std::int64_t fibonacci(std::int64_t n) {
-  std::int64_t a = 1, b = 1;  // fib(1), fib(2)
-  for (std::int64_t i = 2; i < n; ++i) {
-    const std::int64_t c = a + b;
-    a = b;
-    b = c;
-  }
-  return b;
-}
+using suite::fibonacci::fibonacci;
 
 }  // namespace
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto n = o.param("n", 27, 20);
-  suite::check(n >= 1 && n <= 60, "--n must be between 1 and 60");
+  const std::int64_t n = suite::fibonacci::index(o);
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));
@@ -74,10 +66,8 @@ int main(int argc, char** argv) {
     system.await_all_actors_done();
   });
 
-  // Every actor receives one request and all but the root send one response.
-  const auto actors = static_cast<std::uint64_t>(2 * fibonacci(n) - 1);
   suite::check(result == fibonacci(n), "fib(" + std::to_string(n) + ") came out as " +
                                            std::to_string(result) + ", not " +
                                            std::to_string(fibonacci(n)));
-  suite::report(o, "fibonacci", "caf", secs, 2 * actors - 1);
+  suite::report(o, suite::bench_name("fibonacci"), "caf", secs, suite::fibonacci::messages(n));
 }

@@ -27,6 +27,7 @@
 
 #include <tact/tact.hpp>
 
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -89,22 +90,13 @@ class fibonacci_actor final : public tact::actor {
   int answered_ = 0;
 };
 
-std::int64_t fibonacci(std::int64_t n) {
-  std::int64_t a = 1, b = 1;  // fib(1), fib(2)
-  for (std::int64_t i = 2; i < n; ++i) {
-    const std::int64_t c = a + b;
-    a = b;
-    b = c;
-  }
-  return b;
-}
+using suite::fibonacci::fibonacci;
 
 }  // namespace
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto n = o.param("n", 27, 20);
-  suite::check(n >= 1 && n <= 60, "--n must be between 1 and 60");
+  const std::int64_t n = suite::fibonacci::index(o);
 
   tact::actor_system system{{.workers = o.threads()}};
   fibonacci_actor root{system};
@@ -116,14 +108,13 @@ int main(int argc, char** argv) {
   });
 
   const std::uint64_t delivered = system.stats().total.messages_processed - before;
-  const auto actors = static_cast<std::uint64_t>(2 * fibonacci(n) - 1);
   suite::check(root.finished(), "the root did not finish");
   suite::check(root.result() == fibonacci(n), "fib(" + std::to_string(n) + ") came out as " +
                                                   std::to_string(root.result()) + ", not " +
                                                   std::to_string(fibonacci(n)));
-  suite::check(delivered == 2 * actors - 1, "the system delivered " + std::to_string(delivered) +
-                                                " messages, expected " +
-                                                std::to_string(2 * actors - 1));
+  suite::check(delivered == suite::fibonacci::messages(n),
+               "the system delivered " + std::to_string(delivered) + " messages, expected " +
+                   std::to_string(suite::fibonacci::messages(n)));
   system.stop();
   suite::report(o, "fibonacci", "tact", secs, delivered);
 }

@@ -5,6 +5,7 @@
 
 #include <caf/all.hpp>
 
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -86,14 +87,12 @@ caf::behavior ping_actor(caf::stateful_actor<ping_state>* self, std::uint64_t pi
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto pings = o.param("pings", 2'000'000, 100'000);
-  suite::check(pings >= 1, "--pings must be at least 1");
+  const std::uint64_t n = suite::ping_pong::pings(o);
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));
   caf::actor_system system{cfg};
   outcome out;
-  const auto n = static_cast<std::uint64_t>(pings);
   auto pong = system.spawn(pong_actor, &out);
   auto ping = system.spawn(ping_actor, n, pong, &out);
   const double secs = suite::seconds([&] {
@@ -104,7 +103,8 @@ int main(int argc, char** argv) {
   const std::uint64_t messages = out.ping_received + out.pong_received;
   suite::check(out.pings_left == 0 && out.pongs == n, "pong answered " + std::to_string(out.pongs) +
                                                           " of " + std::to_string(n) + " pings");
-  suite::check(messages == 3 * n + 1, "the actors received " + std::to_string(messages) +
-                                          " messages, expected " + std::to_string(3 * n + 1));
-  suite::report(o, "ping_pong", "caf", secs, messages);
+  const std::uint64_t expected = suite::ping_pong::messages(n);
+  suite::check(messages == expected, "the actors received " + std::to_string(messages) +
+                                         " messages, expected " + std::to_string(expected));
+  suite::report(o, suite::bench_name("ping_pong"), "caf", secs, messages);
 }

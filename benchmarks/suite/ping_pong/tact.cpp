@@ -25,6 +25,7 @@
 
 #include <tact/tact.hpp>
 
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -115,26 +116,25 @@ tact::allocation pong_actor::receive(send_ping& m) {
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto pings = o.param("pings", 2'000'000, 100'000);
-  suite::check(pings >= 1, "--pings must be at least 1");
+  const std::uint64_t n = suite::ping_pong::pings(o);
 
   tact::actor_system system{{.workers = o.threads()}};
   pong_actor pong{system};
-  ping_actor ping{system, pong, static_cast<std::uint64_t>(pings)};
+  ping_actor ping{system, pong, n};
   start_msg start;
   const double secs = suite::seconds([&] {
     ping | start;
     system.await_quiescence();
   });
 
-  const auto n = static_cast<std::uint64_t>(pings);
   const std::uint64_t messages = ping.received() + pong.received();
   suite::check(ping.finished() && pong.finished(), "an actor did not finish");
   suite::check(
       ping.pings_left() == 0 && pong.pongs() == n,
       "pong answered " + std::to_string(pong.pongs()) + " of " + std::to_string(n) + " pings");
-  suite::check(messages == 3 * n + 1, "the actors received " + std::to_string(messages) +
-                                          " messages, expected " + std::to_string(3 * n + 1));
+  const std::uint64_t expected = suite::ping_pong::messages(n);
+  suite::check(messages == expected, "the actors received " + std::to_string(messages) +
+                                         " messages, expected " + std::to_string(expected));
   suite::check(system.stats().total.messages_processed == messages,
                "the system delivered a different number of messages than the actors received");
   system.stop();

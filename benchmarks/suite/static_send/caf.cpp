@@ -9,6 +9,7 @@
 
 #include <caf/all.hpp>
 
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -37,23 +38,21 @@ caf::behavior echo(caf::stateful_actor<echo_state>* self, std::uint64_t limit, c
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const std::int64_t messages = o.param("messages", 20'000'000, 200'000);
-  suite::check(messages >= 1, "messages must be at least 1");
+  const std::uint64_t messages = suite::static_send::messages(o);
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<int>(o.threads()));
   caf::actor_system system{cfg};
   caf::scoped_actor main_actor{system};
-  const caf::actor target =
-      system.spawn(echo, static_cast<std::uint64_t>(messages), caf::actor{main_actor});
+  const caf::actor target = system.spawn(echo, messages, caf::actor{main_actor});
   std::uint64_t received = 0;
   const double secs = suite::seconds([&] {
     main_actor->send(target, ping_atom::value);
     main_actor->receive([&](done_atom, std::uint64_t n) { received = n; });
   });
 
-  suite::check(received == static_cast<std::uint64_t>(messages),
+  suite::check(received == messages,
                "the actor received " + std::to_string(received) + " of " +
                    std::to_string(messages) + " messages");
-  suite::report(o, "static_send", "caf", secs, received);
+  suite::report(o, suite::bench_name("static_send"), "caf", secs, received);
 }

@@ -13,18 +13,18 @@
 
 #include <tact/tact.hpp>
 
+#include "params.hpp"
 #include "suite.hpp"
 #include "workloads/static_send.hpp"
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const std::int64_t messages = o.param("messages", 20'000'000, 200'000);
-  suite::check(messages >= 1, "messages must be at least 1");
+  const std::uint64_t messages = suite::static_send::messages(o);
 
   tact::actor_system system{{.workers = o.threads()}};
   tact::bench::echo target{system};
   tact::bench::ping message;
-  target.limit = static_cast<std::uint64_t>(messages);
+  target.limit = messages;
   const double secs = suite::seconds([&] {
     target | message;
     system.await_quiescence();
