@@ -11,35 +11,18 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QFormLayout>
-#include <QGroupBox>
-#include <QHBoxLayout>
 #include <QKeySequence>
 #include <QShortcut>
-#include <QSlider>
-#include <QVBoxLayout>
 
 #include <tact/tact.hpp>
 
 #include "../qt_sponsor.hpp"
 #include "dashboard.hpp"
 #include "messages.hpp"
+#include "window.hpp"
 #include "work.hpp"
 
 using namespace std::chrono_literals;
-
-namespace {
-
-QSlider* slider(int min, int max, int step, int page, int value) {
-  auto* s = new QSlider{Qt::Horizontal};
-  s->setRange(min, max);
-  s->setSingleStep(step);
-  s->setPageStep(page);
-  s->setValue(value);
-  return s;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   QApplication app{argc, argv};
@@ -50,72 +33,30 @@ int main(int argc, char** argv) {
                       {"counters", "Counter actors sharing the chunks.", "c", "4"}});
   options.process(app);
 
-  // The window. Its widgets outlive the actors, which are done before main
-  // returns.
-  QWidget window;
-  QSlider* limit =
-      slider(1'000'000, 2'000'000'000, 1'000'000, 100'000'000, options.value("n").toInt());
-  QSlider* chunks = slider(1, 1024, 1, 16, options.value("chunks").toInt());
-  dashboard_widgets w{.window = &window,
-                      .limit = new QLabel,
-                      .chunks = new QLabel,
-                      .count = new QPushButton{"&Count"},
-                      .cancel = new QPushButton{"Ca&ncel"},
-                      .progress = new QProgressBar,
-                      .result = new QLabel{"press Count"},
-                      .rate = new QLabel,
-                      .processed = new QLabel,
-                      .steals = new QLabel,
-                      .elapsed = new QLabel};
-  w.cancel->setEnabled(false);
-  auto* form = new QFormLayout;
-  auto* limit_label = new QLabel{"&Limit"};
-  limit_label->setBuddy(limit);
-  form->addRow(limit_label, limit);
-  form->addRow("primes below", w.limit);
-  auto* chunks_label = new QLabel{"C&hunks"};
-  chunks_label->setBuddy(chunks);
-  form->addRow(chunks_label, chunks);
-  form->addRow("in chunks", w.chunks);
-  auto* buttons = new QHBoxLayout;
-  buttons->addWidget(w.count);
-  buttons->addWidget(w.cancel);
-  form->addRow(buttons);
-  form->addRow(w.progress);
-  form->addRow("result", w.result);
-  auto* telemetry = new QGroupBox{"Telemetry"};
-  auto* numbers = new QFormLayout{telemetry};
-  numbers->addRow("messages per second", w.rate);
-  numbers->addRow("messages processed", w.processed);
-  numbers->addRow("queues stolen", w.steals);
-  numbers->addRow("elapsed", w.elapsed);
-  auto* layout = new QVBoxLayout{&window};
-  layout->addLayout(form);
-  layout->addWidget(telemetry);
-  window.setWindowTitle("tact compute");
-  window.resize(480, 360);
+  // The window outlives the actors, which are done before main returns.
+  compute_window ui{options.value("n").toInt(), options.value("chunks").toInt()};
 
   // The actors: the dashboard on the GUI thread, the rest on the workers.
   tact::actor_system system;
   qt_sponsor gui{system};
-  auto& board = gui.spawn<dashboard>(w);
+  auto& board = gui.spawn<dashboard>(ui.shown);
   auto& work = system.spawn<coordinator>(board, options.value("counters").toUInt());
   tick beat;
   tact::timer pulse = tact::send_every(40ms, board, beat);
 
   // Widgets only send. A slider's value goes to the coordinator, which
   // tells the dashboard what it will count.
-  QObject::connect(limit, &QSlider::valueChanged,
+  QObject::connect(ui.limit, &QSlider::valueChanged,
                    [&work](int n) { work | *new set_limit{static_cast<std::uint64_t>(n)}; });
-  QObject::connect(chunks, &QSlider::valueChanged,
+  QObject::connect(ui.chunks, &QSlider::valueChanged,
                    [&work](int k) { work | *new set_chunks{static_cast<std::uint64_t>(k)}; });
-  QObject::connect(w.count, &QPushButton::clicked, [&work] { work | *new start; });
-  QObject::connect(w.cancel, &QPushButton::clicked, [&work] { work | *new cancel; });
-  new QShortcut{QKeySequence::Quit, &window, [&window] { window.close(); }};
-  work | *new set_limit{static_cast<std::uint64_t>(limit->value())} |
-      *new set_chunks{static_cast<std::uint64_t>(chunks->value())};
+  QObject::connect(ui.shown.count, &QPushButton::clicked, [&work] { work | *new start; });
+  QObject::connect(ui.shown.cancel, &QPushButton::clicked, [&work] { work | *new cancel; });
+  new QShortcut{QKeySequence::Quit, &ui.window, [&ui] { ui.window.close(); }};
+  work | *new set_limit{static_cast<std::uint64_t>(ui.limit->value())} |
+      *new set_chunks{static_cast<std::uint64_t>(ui.chunks->value())};
 
-  window.show();
+  ui.window.show();
   const int status = app.exec();
 
   // Closed: stop the ticks, let the coordinator wind down its counters,
