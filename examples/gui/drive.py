@@ -89,9 +89,14 @@ class Session:
             self.app = subprocess.Popen([executable, *args], env=self.env,
                                         stdin=subprocess.DEVNULL, stdout=err, stderr=err)
 
-    def xdotool(self, *args):
-        run = subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True,
-                             timeout=STUCK)
+    def xdotool(self, *args, check=False):
+        try:
+            run = subprocess.run(["xdotool", *args], env=self.env, capture_output=True,
+                                 text=True, timeout=STUCK)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"xdotool {' '.join(args)} hung for {STUCK:.0f} s")
+        if run.returncode != 0 and check:
+            raise Failure(f"xdotool {' '.join(args)} failed: {run.stderr.strip()}")
         return run.returncode, run.stdout.strip()
 
     def stderr(self):
@@ -136,17 +141,13 @@ class Session:
     def press(self, wid, *keys):
         """Gives `wid` the keyboard, then types `keys` (xdotool key names)."""
         print(f"  keys: {' '.join(keys)}")
-        self.xdotool("windowfocus", "--sync", wid)
-        rc, out = self.xdotool("key", "--delay", "50", *keys)
-        if rc != 0:
-            raise Failure(f"xdotool key {' '.join(keys)} failed: {out}")
+        self.xdotool("windowfocus", "--sync", wid, check=True)
+        self.xdotool("key", "--delay", "50", *keys, check=True)
 
     def type(self, wid, text):
         print(f"  types: {text}")
-        self.xdotool("windowfocus", "--sync", wid)
-        rc, out = self.xdotool("type", "--delay", "50", text)
-        if rc != 0:
-            raise Failure(f"xdotool type failed: {out}")
+        self.xdotool("windowfocus", "--sync", wid, check=True)
+        self.xdotool("type", "--delay", "50", text, check=True)
 
     def quit(self, wid):
         """Ctrl+Q, then the example must exit cleanly, reporting nothing."""
