@@ -33,7 +33,10 @@ def skip(reason):
 
 class XServer:
     """An Xvfb of our own, on a display number it picks (-displayfd), so
-    that tests running side by side do not collide."""
+    that tests running side by side do not collide. -noreset: by default
+    an X server resets when its last client leaves, and a client that
+    connects meanwhile is refused; each xdotool call is a client that
+    comes and goes, racing the example's own connection."""
 
     def __init__(self, workdir):
         xvfb = shutil.which("Xvfb")
@@ -44,7 +47,7 @@ class XServer:
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(
                 [xvfb, "-displayfd", str(write_end), "-screen", "0", "1024x768x24",
-                 "-nolisten", "tcp"],
+                 "-nolisten", "tcp", "-noreset"],
                 pass_fds=(write_end,), stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         os.close(write_end)
         number = b""
@@ -63,6 +66,12 @@ class XServer:
                 tail = log.read()[-2000:]
             skip(f"Xvfb could not start an X server:\n{tail}")
         self.display = ":" + number.decode().strip()
+
+    def report(self):
+        """For a failure: the X server's display, state and log."""
+        state = "running" if self.proc.poll() is None else f"exited ({self.proc.returncode})"
+        with open(self.log_path, errors="replace") as log:
+            return f"X server {self.display}, {state}; its log:\n{log.read()[-4000:]}"
 
     def stop(self):
         if self.proc.poll() is None:
@@ -226,6 +235,7 @@ def main(scenario, executable):
             "router": []}[scenario]
     with tempfile.TemporaryDirectory(prefix="tact-gui-") as workdir:
         server = XServer(workdir)
+        print(f"X server on {server.display}")
         session = None
         started = time.monotonic()
         try:
@@ -235,6 +245,7 @@ def main(scenario, executable):
             print(f"FAILED: {failure}")
             if session is not None:
                 print("example's stderr:\n" + session.stderr())
+            print(server.report())
             return 1
         finally:
             if session is not None:
