@@ -1,0 +1,76 @@
+// The compute window: its widgets and their layout, nothing more. main
+// wires the sliders and buttons to the coordinator; the dashboard writes
+// to the rest.
+#pragma once
+
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSlider>
+#include <QVBoxLayout>
+#include <QWidget>
+
+#include "dashboard.hpp"
+
+struct compute_window {
+  compute_window(int n, int chunk_count) {
+    limit = slider(1'000'000, 2'000'000'000, 1'000'000, 100'000'000, n);
+    chunks = slider(1, 1024, 1, 16, chunk_count);
+    shown = {.window = &window,
+             .limit = new QLabel,
+             .chunks = new QLabel,
+             .count = new QPushButton{"&Count"},
+             .cancel = new QPushButton{"Ca&ncel"},
+             .progress = new QProgressBar,
+             .result = new QLabel{"press Count"},
+             .rate = new QLabel,
+             .processed = new QLabel,
+             .steals = new QLabel,
+             .elapsed = new QLabel};
+    shown.cancel->setEnabled(false);
+    auto* form = new QFormLayout;
+    auto* limit_label = new QLabel{"&Limit"};
+    limit_label->setBuddy(limit);
+    form->addRow(limit_label, limit);
+    form->addRow("primes below", shown.limit);
+    auto* chunks_label = new QLabel{"C&hunks"};
+    chunks_label->setBuddy(chunks);
+    form->addRow(chunks_label, chunks);
+    form->addRow("in chunks", shown.chunks);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(shown.count);
+    buttons->addWidget(shown.cancel);
+    form->addRow(buttons);
+    form->addRow(shown.progress);
+    form->addRow("result", shown.result);
+    auto* telemetry = new QGroupBox{"Telemetry"};
+    auto* numbers = new QFormLayout{telemetry};
+    numbers->addRow("messages per second", shown.rate);
+    numbers->addRow("messages processed", shown.processed);
+    numbers->addRow("queues stolen", shown.steals);
+    numbers->addRow("elapsed", shown.elapsed);
+    auto* layout = new QVBoxLayout{&window};
+    layout->addLayout(form);
+    layout->addWidget(telemetry);
+    window.setWindowTitle("tact compute");
+    window.resize(480, 360);
+  }
+
+  QWidget window;
+  QSlider* limit;
+  QSlider* chunks;
+  dashboard_widgets shown;  // what the dashboard writes to
+
+ private:
+  static QSlider* slider(int min, int max, int step, int page, int value) {
+    auto* s = new QSlider{Qt::Horizontal};
+    s->setRange(min, max);
+    s->setSingleStep(step);
+    s->setPageStep(page);
+    s->setValue(value);
+    return s;
+  }
+};
