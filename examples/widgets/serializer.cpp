@@ -1,7 +1,7 @@
 // A serializer in front of a service that needs several messages per
 // request: the requests of many clients reach it one at a time, in order,
-// and each answer goes back to the client that asked. docs/widgets.md
-// quotes this file.
+// and each answer goes back to the client that asked.
+// docs/widgets/serializer.md quotes this file.
 #include <chrono>
 #include <iostream>
 #include <string>
