@@ -15,6 +15,7 @@ struct worker_stats {
   std::uint64_t actors_finished = 0;
   std::uint64_t messages_sent = 0;  // including sends from other threads (in totals)
   std::uint64_t local_sends = 0;    // of which appended to the batch in progress
+  // Envelopes run, poison pills and behaviours that threw included.
   std::uint64_t messages_processed = 0;
   std::uint64_t gulps = 0;
   std::uint64_t gulped_messages = 0;  // messages taken by gulps
