@@ -97,10 +97,18 @@ inline void release(cell* c) noexcept {
   if (c->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy(c);
 }
 
-// Storage for messages (see message_of): a per-thread cache of small
-// blocks in front of operator new.
-TACT_API void* allocate_message(std::size_t size);
-TACT_API void free_message(void* block, std::size_t size) noexcept;
+// Storage for messages and behaviours (see message_of, behaviour_impl): a
+// per-thread cache of small blocks in front of operator new. Any thread may
+// free a block any thread allocated; it joins the freeing thread's cache,
+// which keeps at most block_keep_limit() blocks per size and gives the
+// rest to the heap. Aligned as operator new(size) is.
+TACT_API void* allocate_block(std::size_t size);
+TACT_API void free_block(void* block, std::size_t size) noexcept;
+// For tests: how many blocks of `size` bytes the calling thread keeps for
+// reuse, and the most it keeps per size (0: every block goes to the heap,
+// as under AddressSanitizer).
+TACT_API std::size_t kept_blocks(std::size_t size) noexcept;
+TACT_API std::size_t block_keep_limit() noexcept;
 
 // Addresses a message built by tx::send to `to` (which may be null), then
 // delivers or stages it; takes ownership of it. Throws std::bad_alloc only
