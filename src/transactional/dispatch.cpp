@@ -290,13 +290,25 @@ void run(void* target, void* msg) noexcept {
     // Claim the slot (behaviour we ran -> same, committing), publish, then
     // install the new behaviour. Fails if another invocation committed a
     // become since we read the slot, or is committing one now.
+    //
+    // The claim is the unlink: from it on, no dispatch starts running
+    // `running` (settled_slot waits out the bit, then reads the new
+    // behaviour), and a dispatch that read the slot before it did so before
+    // it in the single total order of sequentially consistent operations
+    // the epochs reason in (see epochs.hpp); retire() reads the epoch after
+    // it. So the claim stays seq_cst, and the store that installs the new
+    // behaviour and clears the bit only has to publish that behaviour:
+    // release, paired with the (seq_cst, so acquiring) loads in
+    // settled_slot, which then see it fully built. A message sent by
+    // commit_sends reads the slot after its post, which the claim precedes,
+    // so it sees the bit or the new behaviour, never `running`.
     std::uintptr_t expected = reinterpret_cast<std::uintptr_t>(running);
     if (c.slot.compare_exchange_strong(expected, expected | cell::committing,
                                        std::memory_order_seq_cst)) {
       current = nullptr;
       commit_sends(tx, w, *m);
       c.slot.store(reinterpret_cast<std::uintptr_t>(std::exchange(tx.next, nullptr)),
-                   std::memory_order_seq_cst);
+                   std::memory_order_release);
       ex.reclamation().retire(w.index(), running, &release_behaviour);
       run_actions(ex, tx);
       w.counters.tx_commits.add();

@@ -66,8 +66,17 @@ class behaviour_base {
   virtual bool dispatch(const ::tact::tx::message& m) const = 0;
 
   void retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  // A count of 1 is the caller's own reference, and only the holder of a
+  // reference can add one (retain copies a handle; nothing takes one from
+  // an actor's slot), so nobody else can change the count: the closure is
+  // freed without a read-modify-write, as CAF's ref_counted::deref does.
+  // The common case: a behaviour built in a handler, become'd, then
+  // replaced. Acquire pairs with the release half of other holders' earlier
+  // decrements, so their reads of the closure happen before its deletion.
   void release() noexcept {
-    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+    if (refs_.load(std::memory_order_acquire) == 1 ||
+        refs_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+      delete this;
   }
 
  private:
