@@ -91,6 +91,12 @@ struct cell {
 
   std::atomic<std::uint32_t> refs{1};
   std::atomic<bool> serialized{false};
+  // Created serialized (never changes): every message for it has gone to
+  // its home queue, so its slot is read and written only by the one thread
+  // processing that queue, one message at a time (see dispatch.cpp). An
+  // actor serialized later by collisions is not: messages that missed the
+  // flag may still run anywhere.
+  bool exclusive = false;
   // Set before the actor is known to anyone: when a request naming this
   // actor as its customer (see message::request_) rolls back or matches no
   // handler, it is sent a tx::failure.
