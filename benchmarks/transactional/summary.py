@@ -2,8 +2,8 @@
 """Prints what transactional actors cost, from a Google Benchmark JSON file
 of tact-transactional run with repetitions (medians of the repetitions):
 per benchmark and worker count the median ns per message, the ratios of
-tx_static_send to classic_static_send and to classic_value_send (all from
-the same run), and the
+tx_static_send to classic_static_send and to classic_value_send, and of the
+become benchmarks to tx_static_send (all from the same run), and the
 collisions, retries, serializations and forwards per iteration of the
 counter benchmarks."""
 import os
@@ -22,6 +22,8 @@ def main(path):
     gbench_json.print_per_message_table(m, "median ns per message")
     for baseline in ("classic_static_send", "classic_value_send"):
         gbench_json.print_ratio(m, "tx_static_send", baseline, "ns per message")
+    for name in ("tx_become_parallel", "tx_become_serialized"):
+        gbench_json.print_ratio(m, name, "tx_static_send", "ns per message")
 
     counters = sorted(name for name in m if name.startswith("tx_counter"))
     if counters:

@@ -19,6 +19,15 @@
 //                          freed by the executor after delivery), as
 //                          tx_static_send must: the like-for-like baseline,
 //                          with the cost of making a message included.
+//   tx_become_parallel     one parallel-mode actor whose behaviour holds a
+//                          countdown: on each message it becomes
+//                          countdown(n - 1) and re-sends a tick to itself,
+//                          1,000,000 messages per iteration. One message is
+//                          in flight at a time, so nothing collides: this is
+//                          tx_static_send plus the cost of a become (a
+//                          behaviour built, the compare-and-swap that
+//                          installs it, the old one retired and freed).
+//   tx_become_serialized   the same actor spawned in tx::mode::serialized.
 //   tx_counter_contention  200,000 `increment` messages sent from the
 //                          benchmark thread to one parallel-mode counter
 //                          whose handler does tx::become(counter(n + 1)),
@@ -154,6 +163,51 @@ void classic_value_send(benchmark::State& state) {
   system.stop();
 }
 
+// ---- tx_become_parallel / tx_become_serialized -----------------------------
+
+struct tick {};
+
+// Its state is the count of ticks left; the tick that finds 0 raises `done`.
+tx::behaviour becoming(std::uint64_t n, std::atomic<std::uint64_t>* done) {
+  return {[n, done](tick) {
+    if (n == 0) {
+      done->fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    tx::become(becoming(n - 1, done));
+    tx::send(tx::self(), tick{});
+  }};
+}
+
+void run_become(benchmark::State& state, tx::mode mode) {
+  const auto workers = static_cast<std::uint32_t>(state.range(0));
+  tact::actor_system system{{.workers = workers}};
+  std::atomic<std::uint64_t> done{0};
+  const tact::worker_stats before = totals(system);
+  for (auto _ : state) {
+    done.store(0, std::memory_order_relaxed);
+    // A fresh actor per iteration: its behaviour is the countdown.
+    tx::actor_ref target = tx::spawn(system, becoming(batch - 1, &done), mode);
+    tx::send(target, tick{});  // batch messages: batch - 1 becomes, then the end
+    target.reset();
+    system.await_quiescence();
+    fail_unless(done.load(std::memory_order_relaxed) == 1, "tx become: the chain did not end");
+  }
+  const tact::worker_stats after = totals(system);
+  const std::uint64_t expected = state.iterations() * batch;
+  fail_unless(after.tx_commits - before.tx_commits == expected,
+              "tx become: every message must commit once");
+  fail_unless(after.tx_becomes - before.tx_becomes == state.iterations() * (batch - 1),
+              "tx become: every message but the last must become");
+  fail_unless(after.tx_collisions == before.tx_collisions && after.tx_rollbacks == before.tx_rollbacks,
+              "tx become: one message in flight, so no collision and no rollback");
+  report_per_message(state, batch);
+  system.stop();
+}
+
+void tx_become_parallel(benchmark::State& state) { run_become(state, tx::mode::parallel); }
+void tx_become_serialized(benchmark::State& state) { run_become(state, tx::mode::serialized); }
+
 // ---- tx_counter_contention / tx_counter_serialized -------------------------
 
 struct increment {};
@@ -254,6 +308,10 @@ BENCHMARK(tx_static_send)->ArgName("workers")->Arg(1)->Arg(2)->UseRealTime()->Un
 BENCHMARK(classic_static_send)->ArgName("workers")->Arg(1)->Arg(2)->UseRealTime()->Unit(
     benchmark::kMillisecond);
 BENCHMARK(classic_value_send)->ArgName("workers")->Arg(1)->Arg(2)->UseRealTime()->Unit(
+    benchmark::kMillisecond);
+BENCHMARK(tx_become_parallel)->ArgName("workers")->Arg(1)->Arg(2)->UseRealTime()->Unit(
+    benchmark::kMillisecond);
+BENCHMARK(tx_become_serialized)->ArgName("workers")->Arg(1)->Arg(2)->UseRealTime()->Unit(
     benchmark::kMillisecond);
 BENCHMARK(tx_counter_contention)
     ->ArgName("workers")

@@ -11,8 +11,10 @@
 namespace tact::detail {
 
 // Epoch-based deferred reclamation for objects that workers read through
-// shared pointers without counting references (replaced transactional
-// behaviours, which other workers may still be running).
+// shared pointers without counting references (replaced behaviours of
+// transactional actors that may run on several workers: other workers may
+// still be running them; an actor created serialized frees its own at
+// once, see dispatch.cpp).
 //
 // A worker pins before it loads such a pointer and unpins only once it
 // holds none; the executor pins lazily inside a gulp and unpins when the

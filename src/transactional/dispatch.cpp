@@ -1,3 +1,5 @@
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -5,6 +7,7 @@
 #include <vector>
 
 #include <tact/actor_system.hpp>
+#include <tact/build_config.hpp>
 #include <tact/detail/tx_core.hpp>
 #include <tact/tx/failure.hpp>
 #include <tact/tx/message.hpp>
@@ -198,6 +201,37 @@ std::uintptr_t settled_slot(const cell& c) noexcept {
   return slot & cell::committing ? wait_for_commit(c) : slot;
 }
 
+// A become of an actor created serialized (cell::exclusive). Its messages
+// all go to its home queue (place() sends them there from its creation on,
+// and nothing clears the flag), which one thread at a time processes
+// (being_processed; a held queue stays with its holder), one envelope at a
+// time; a transactional handler never suspends (ask refuses to run in
+// one). So this thread alone reads and writes the slot: there is no race
+// to settle (no compare-and-swap, no committing bit), and no other thread
+// can be running `running`, so it is released here instead of retired to
+// the epochs: its block goes back to this thread's cache while still hot,
+// for the next become to reuse. The next thread to process the home queue
+// gulps it after this one lets it go, so it sees the new behaviour. After
+// the actions, which may still read the captures of the behaviour that
+// staged them.
+void commit_exclusive(executor& ex, cell& c, transaction& tx, worker& w, message& handled,
+                      behaviour_base* running) noexcept {
+  if constexpr (build::checks) {
+    if (behaviour_in(c.slot.load(std::memory_order_relaxed)) != running) {
+      std::fputs("tact: bug: two dispatches of a serialized transactional actor at once\n",
+                 stderr);
+      std::abort();
+    }
+  }
+  commit_sends(tx, w, handled);
+  c.slot.store(reinterpret_cast<std::uintptr_t>(std::exchange(tx.next, nullptr)),
+               std::memory_order_release);
+  run_actions(ex, tx);
+  running->release();
+  w.counters.tx_commits.add();
+  w.counters.tx_becomes.add();
+}
+
 void report(executor& ex, transaction& tx, const message& m, std::exception_ptr error) noexcept {
   const auto& handler = ex.config().on_rollback;
   if (!handler) return;
@@ -287,16 +321,33 @@ void run(void* target, void* msg) noexcept {
       w.counters.tx_commits.add();
       break;
     }
+    if (c.exclusive) {
+      current = nullptr;
+      commit_exclusive(ex, c, tx, w, *m, running);
+      break;
+    }
     // Claim the slot (behaviour we ran -> same, committing), publish, then
     // install the new behaviour. Fails if another invocation committed a
     // become since we read the slot, or is committing one now.
+    //
+    // The claim is the unlink: from it on, no dispatch starts running
+    // `running` (settled_slot waits out the bit, then reads the new
+    // behaviour), and a dispatch that read the slot before it did so before
+    // it in the single total order of sequentially consistent operations
+    // the epochs reason in (see epochs.hpp); retire() reads the epoch after
+    // it. So the claim stays seq_cst, and the store that installs the new
+    // behaviour and clears the bit only has to publish that behaviour:
+    // release, paired with the (seq_cst, so acquiring) loads in
+    // settled_slot, which then see it fully built. A message sent by
+    // commit_sends reads the slot after its post, which the claim precedes,
+    // so it sees the bit or the new behaviour, never `running`.
     std::uintptr_t expected = reinterpret_cast<std::uintptr_t>(running);
     if (c.slot.compare_exchange_strong(expected, expected | cell::committing,
                                        std::memory_order_seq_cst)) {
       current = nullptr;
       commit_sends(tx, w, *m);
       c.slot.store(reinterpret_cast<std::uintptr_t>(std::exchange(tx.next, nullptr)),
-                   std::memory_order_seq_cst);
+                   std::memory_order_release);
       ex.reclamation().retire(w.index(), running, &release_behaviour);
       run_actions(ex, tx);
       w.counters.tx_commits.add();
@@ -384,7 +435,8 @@ cell* create(behaviour_base* b, bool serialized, actor_system* system) {
   // Created for a sponsor (see sponsor::spawn): serialized on its queue.
   const std::uint32_t sponsored = ex->home_in_scope();
   c->home = sponsored != worker::no_queue ? sponsored : ex->next_queue();
-  c->serialized.store(serialized || sponsored != worker::no_queue, std::memory_order_relaxed);
+  c->exclusive = serialized || sponsored != worker::no_queue;
+  c->serialized.store(c->exclusive, std::memory_order_relaxed);
   c->slot.store(reinterpret_cast<std::uintptr_t>(b), std::memory_order_relaxed);
   return c;
 }

@@ -68,3 +68,57 @@ TEST_CASE("replaced behaviours are reclaimed while other workers may still run t
   CHECK(c.live.load() == 0);
   CHECK(c.built.load() > actors * per_actor / 2);
 }
+
+namespace {
+
+// Its increment's on_commit action reads the count through a reference to
+// the capture of the behaviour that staged it, which that commit replaces.
+tx::behaviour watched_counter(census& c, std::atomic<int>& last_seen, int n) {
+  return {[t = tally{c}, &c, &last_seen, n](increment) {
+            tx::become(watched_counter(c, last_seen, n + 1));
+            tx::on_commit([&n, &last_seen] { last_seen.store(n + 1); });
+          },
+          [n](const tx::actor_ref& customer, get) { tx::send(customer, n); }};
+}
+
+}  // namespace
+
+// A serialized actor's replaced behaviour is freed by the commit itself
+// (nobody else can be running it), after the commit's actions, which may
+// still read its captures (under AddressSanitizer, a free before them
+// would be reported).
+TEST_CASE("a serialized actor's replaced behaviours are freed after its commit's actions") {
+  const std::uint32_t workers = GENERATE(1u, 2u, 8u);
+  const int actors = 8;
+  const int per_actor = static_cast<int>(tact::test::scaled(20'000));
+  census c;
+  std::vector<std::atomic<int>> last_seen(actors);
+  {
+    tact::actor_system system{{.workers = workers}};
+    std::vector<tx::actor_ref> counters;
+    for (int i = 0; i < actors; ++i)
+      counters.push_back(
+          tx::spawn(system, watched_counter(c, last_seen[i], 0), tx::mode::serialized));
+    std::vector<std::thread> senders;
+    for (int s = 0; s < 2; ++s)
+      senders.emplace_back([&] {
+        for (int k = 0; k < per_actor / 2; ++k)
+          for (const tx::actor_ref& a : counters) tx::send(a, increment{});
+      });
+    for (std::thread& t : senders) t.join();
+    system.await_quiescence();
+    std::vector<std::atomic<int>> values(actors);
+    for (int i = 0; i < actors; ++i)
+      tx::send(counters[i], tx::spawn(system, {[&values, i](int n) { values[i].store(n); }}),
+               get{});
+    system.await_quiescence();
+    for (int i = 0; i < actors; ++i) {
+      CHECK(values[i].load() == per_actor / 2 * 2);
+      CHECK(last_seen[i].load() == per_actor / 2 * 2);
+    }
+    const tact::worker_stats totals = system.stats().total;
+    CHECK(totals.tx_becomes == static_cast<std::uint64_t>(actors * (per_actor / 2 * 2)));
+    CHECK(totals.tx_collisions == 0);
+  }
+  CHECK(c.live.load() == 0);
+}

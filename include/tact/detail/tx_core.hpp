@@ -66,8 +66,17 @@ class behaviour_base {
   virtual bool dispatch(const ::tact::tx::message& m) const = 0;
 
   void retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
+  // A count of 1 is the caller's own reference, and only the holder of a
+  // reference can add one (retain copies a handle; nothing takes one from
+  // an actor's slot), so nobody else can change the count: the closure is
+  // freed without a read-modify-write, as CAF's ref_counted::deref does.
+  // The common case: a behaviour built in a handler, become'd, then
+  // replaced. Acquire pairs with the release half of other holders' earlier
+  // decrements, so their reads of the closure happen before its deletion.
   void release() noexcept {
-    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+    if (refs_.load(std::memory_order_acquire) == 1 ||
+        refs_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+      delete this;
   }
 
  private:
@@ -82,6 +91,12 @@ struct cell {
 
   std::atomic<std::uint32_t> refs{1};
   std::atomic<bool> serialized{false};
+  // Created serialized (never changes): every message for it has gone to
+  // its home queue, so its slot is read and written only by the one thread
+  // processing that queue, one message at a time (see dispatch.cpp). An
+  // actor serialized later by collisions is not: messages that missed the
+  // flag may still run anywhere.
+  bool exclusive = false;
   // Set before the actor is known to anyone: when a request naming this
   // actor as its customer (see message::request_) rolls back or matches no
   // handler, it is sent a tx::failure.
@@ -97,10 +112,18 @@ inline void release(cell* c) noexcept {
   if (c->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy(c);
 }
 
-// Storage for messages (see message_of): a per-thread cache of small
-// blocks in front of operator new.
-TACT_API void* allocate_message(std::size_t size);
-TACT_API void free_message(void* block, std::size_t size) noexcept;
+// Storage for messages and behaviours (see message_of, behaviour_impl): a
+// per-thread cache of small blocks in front of operator new. Any thread may
+// free a block any thread allocated; it joins the freeing thread's cache,
+// which keeps at most block_keep_limit() blocks per size and gives the
+// rest to the heap. Aligned as operator new(size) is.
+TACT_API void* allocate_block(std::size_t size);
+TACT_API void free_block(void* block, std::size_t size) noexcept;
+// For tests: how many blocks of `size` bytes the calling thread keeps for
+// reuse, and the most it keeps per size (0: every block goes to the heap,
+// as under AddressSanitizer).
+TACT_API std::size_t kept_blocks(std::size_t size) noexcept;
+TACT_API std::size_t block_keep_limit() noexcept;
 
 // Addresses a message built by tx::send to `to` (which may be null), then
 // delivers or stages it; takes ownership of it. Throws std::bad_alloc only

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <concepts>
+#include <cstddef>
+#include <new>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -76,7 +78,28 @@ class behaviour_impl final : public detail::tx::behaviour_base {
         handlers_);
   }
 
+  // A become builds one behaviour and frees the one it replaced: from the
+  // library's per-thread cache, as messages are, not straight from the heap
+  // (whose blocks are aligned for any type of ordinary alignment;
+  // over-aligned captures take the heap). `delete this` in release() finds
+  // these through the virtual destructor, with this type's size.
+  static void* operator new(std::size_t size) {
+    if constexpr (over_aligned)
+      return ::operator new(size, std::align_val_t{alignof(behaviour_impl)});
+    else
+      return detail::tx::allocate_block(size);
+  }
+  static void operator delete(void* block, std::size_t size) noexcept {
+    if constexpr (over_aligned)
+      ::operator delete(block, size, std::align_val_t{alignof(behaviour_impl)});
+    else
+      detail::tx::free_block(block, size);
+  }
+
  private:
+  static constexpr bool over_aligned =
+      alignof(std::tuple<H...>) > __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+
   const std::tuple<H...> handlers_;
 };
 
@@ -110,7 +133,8 @@ concept handler = !std::derived_from<std::remove_cvref_t<H>, behaviour> &&
 // the handler returns (see transaction.hpp).
 //
 // A behaviour is a handle: copying it shares the closure (one atomic
-// increment). Building one allocates once. A moved-from behaviour is empty;
+// increment). Building one allocates once, from a per-thread cache of
+// small blocks (a closure over 256 bytes comes from the heap). A moved-from behaviour is empty;
 // become, create and spawn refuse it (std::invalid_argument).
 //
 // Capture other actors' references freely, but not the actor's own: a

@@ -115,13 +115,13 @@ class message_of final : public message {
     if constexpr (over_aligned)
       return ::operator new(size, std::align_val_t{alignof(message_of)});
     else
-      return detail::tx::allocate_message(size);
+      return detail::tx::allocate_block(size);
   }
   static void operator delete(void* block, std::size_t size) noexcept {
     if constexpr (over_aligned)
       ::operator delete(block, size, std::align_val_t{alignof(message_of)});
     else
-      detail::tx::free_message(block, size);
+      detail::tx::free_block(block, size);
   }
 
  private:

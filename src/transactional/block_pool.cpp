@@ -6,19 +6,22 @@
 
 #include <tact/detail/tx_core.hpp>
 
-// Storage for transactional messages. Every send allocates one and every
-// dispatch frees one, so a chain of sends (an actor re-sending to itself, a
-// pipeline) turns the heap over once per message. Each thread keeps the
-// blocks it frees, by size, and hands them out again: allocating or freeing
-// a message is then a push or pop on a thread-local list, with no call into
-// the heap.
+// Storage for transactional messages and behaviours. Every send allocates
+// a message and every dispatch frees one; every become builds a behaviour
+// and, once it is safe, frees the one it replaced. So a chain of sends (an
+// actor re-sending to itself, a pipeline) or of becomes (a counter) would
+// turn the heap over once per message. Each thread keeps the blocks it
+// frees, by size, and hands them out again: allocating or freeing one is
+// then a push or pop on a thread-local list, with no call into the heap.
+// The most recently freed block goes out first, while it is still in cache.
 //
 // A thread keeps at most `keep` blocks per size, so a thread that only
 // frees (a consumer fed by other threads) holds a bounded amount and gives
 // the rest back to the heap. Blocks move freely between threads: a block
-// is an ordinary operator-new allocation, whoever frees it.
+// is an ordinary operator-new allocation, whoever frees it. Nothing here is
+// shared between threads, so nothing here is atomic.
 //
-// Under AddressSanitizer every message goes to the heap, so a use after
+// Under AddressSanitizer every block comes from the heap, so a use after
 // free is still caught.
 namespace tact::detail::tx {
 namespace {
@@ -38,12 +41,12 @@ constexpr bool pooled = false;
 constexpr bool pooled = true;
 #endif
 
-struct free_block {
-  free_block* next;
+struct loose_block {
+  loose_block* next;
 };
 
 struct free_list {
-  free_block* head = nullptr;
+  loose_block* head = nullptr;
   std::uint32_t count = 0;
   std::uint32_t limit = 0;  // keep, once the thread's clean-up is registered
 };
@@ -76,7 +79,7 @@ std::size_t class_of(std::size_t size) noexcept { return (size - 1) / granule; }
 // the thread has no clean-up registered (its first free registers it,
 // which is what touching a thread_local with a destructor does), or closed
 // because the thread is exiting (a later thread-local destructor freeing a
-// message).
+// block).
 [[gnu::noinline]] void free_slowly(free_list& l, void* block) noexcept {
   if (state == thread_state::unregistered) {
     exit_cleanup.armed = true;
@@ -85,12 +88,12 @@ std::size_t class_of(std::size_t size) noexcept { return (size - 1) / granule; }
   }
   if (l.count >= l.limit) return ::operator delete(block);
   ++l.count;
-  l.head = ::new (block) free_block{l.head};
+  l.head = ::new (block) loose_block{l.head};
 }
 
 }  // namespace
 
-void* allocate_message(std::size_t size) {
+void* allocate_block(std::size_t size) {
   const std::size_t c = class_of(size);
   if (!pooled || c >= size_classes) return ::operator new(size);
   free_list& l = lists[c];
@@ -99,13 +102,20 @@ void* allocate_message(std::size_t size) {
   return std::exchange(l.head, l.head->next);
 }
 
-void free_message(void* block, std::size_t size) noexcept {
+void free_block(void* block, std::size_t size) noexcept {
   const std::size_t c = class_of(size);
   if (!pooled || c >= size_classes) return ::operator delete(block);
   free_list& l = lists[c];
   if (l.count >= l.limit) [[unlikely]] return free_slowly(l, block);
   ++l.count;
-  l.head = ::new (block) free_block{l.head};
+  l.head = ::new (block) loose_block{l.head};
 }
+
+std::size_t kept_blocks(std::size_t size) noexcept {
+  const std::size_t c = class_of(size);
+  return pooled && c < size_classes ? lists[c].count : 0;
+}
+
+std::size_t block_keep_limit() noexcept { return pooled ? keep : 0; }
 
 }  // namespace tact::detail::tx

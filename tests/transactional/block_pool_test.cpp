@@ -1,0 +1,168 @@
+#include <catch2/catch.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <tact/detail/tx_core.hpp>
+#include <tact/tx/behaviour.hpp>
+
+// The per-thread cache transactional messages and behaviours are allocated
+// from: a block is never handed out twice while live, whatever thread freed
+// it, and what is written into one live block never shows in another; a
+// freed block is reused first; a thread keeps a bounded number, whoever
+// allocated them. Under AddressSanitizer nothing is kept (every block goes
+// to the heap), and the tests of reuse check only that.
+namespace {
+
+using tact::detail::tx::allocate_block;
+using tact::detail::tx::block_keep_limit;
+using tact::detail::tx::free_block;
+using tact::detail::tx::kept_blocks;
+
+constexpr std::size_t largest_pooled = 256;
+constexpr std::size_t granule = 16;
+
+// Blocks the calling thread keeps, over every pooled size.
+std::size_t kept_in_all_sizes() {
+  std::size_t total = 0;
+  for (std::size_t size = granule; size <= largest_pooled; size += granule) total += kept_blocks(size);
+  return total;
+}
+
+struct block {
+  unsigned char* bytes;
+  std::size_t size;
+  unsigned char mark;
+};
+
+std::vector<block> allocate_marked(std::size_t count, unsigned char first_mark) {
+  std::vector<block> blocks;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t size = 1 + (i * 37) % 300;  // pooled sizes and larger ones
+    auto* bytes = static_cast<unsigned char*>(allocate_block(size));
+    const auto mark = static_cast<unsigned char>(first_mark + i);
+    std::memset(bytes, mark, size);
+    blocks.push_back({bytes, size, mark});
+  }
+  return blocks;
+}
+
+// Every block still holds its own mark, and no two blocks overlap.
+bool intact(const std::vector<block>& blocks) {
+  std::set<const unsigned char*> starts;
+  for (const block& b : blocks) {
+    if (!starts.insert(b.bytes).second) return false;
+    for (std::size_t i = 0; i < b.size; ++i)
+      if (b.bytes[i] != b.mark) return false;
+  }
+  return true;
+}
+
+void free_all(std::vector<block>& blocks) {
+  for (const block& b : blocks) free_block(b.bytes, b.size);
+  blocks.clear();
+}
+
+}  // namespace
+
+TEST_CASE("freed blocks are reused, never while still live") {
+  std::vector<block> first = allocate_marked(2'000, 1);
+  CHECK(intact(first));
+  // Free every other block, then allocate as many again: reused blocks
+  // must not overlap the ones still live.
+  std::vector<block> kept;
+  std::vector<block> released;
+  for (std::size_t i = 0; i < first.size(); ++i) (i % 2 == 0 ? kept : released).push_back(first[i]);
+  free_all(released);
+  std::vector<block> second = allocate_marked(1'000, 7);
+  std::vector<block> all = kept;
+  all.insert(all.end(), second.begin(), second.end());
+  CHECK(intact(all));
+  free_all(kept);
+  free_all(second);
+}
+
+TEST_CASE("blocks freed by another thread serve that thread's next allocations") {
+  constexpr std::size_t rounds = 20;
+  constexpr std::size_t per_round = 1'000;
+  for (std::size_t round = 0; round < rounds; ++round) {
+    // Made here, freed there: the freeing thread keeps some for itself and
+    // gives the rest back to the heap, and at its exit all of them.
+    std::vector<block> made = allocate_marked(per_round, static_cast<unsigned char>(round));
+    REQUIRE(intact(made));
+    bool reuse_intact = false;
+    std::thread consumer{[&] {
+      free_all(made);
+      std::vector<block> own = allocate_marked(per_round, 3);
+      reuse_intact = intact(own);
+      free_all(own);
+    }};
+    consumer.join();
+    CHECK(reuse_intact);
+  }
+}
+
+TEST_CASE("a freed block is the next one handed out for its size") {
+  if (block_keep_limit() == 0) return;  // nothing pooled
+  void* a = allocate_block(40);
+  free_block(a, 40);
+  void* b = allocate_block(48);  // same size class, 33 to 48 bytes
+  CHECK(b == a);
+  free_block(b, 48);
+}
+
+TEST_CASE("a thread keeps at most the limit of freed blocks per size, the rest go to the heap") {
+  const std::size_t limit = block_keep_limit();
+  std::vector<void*> blocks;
+  for (std::size_t i = 0; i < 3 * limit + 100; ++i) blocks.push_back(allocate_block(64));
+  for (void* b : blocks) free_block(b, 64);
+  CHECK(kept_blocks(64) == limit);
+  CHECK(kept_blocks(largest_pooled + 1) == 0);  // never pooled
+}
+
+TEST_CASE("blocks freed by another thread join the freeing thread's cache, not the allocating one's") {
+  const std::size_t limit = block_keep_limit();
+  std::vector<void*> made;
+  for (std::size_t i = 0; i < limit / 2; ++i) made.push_back(allocate_block(200));
+  const std::size_t kept_here = kept_blocks(200);
+  std::size_t kept_there_before = 0;
+  std::size_t kept_there_after = 0;
+  std::thread consumer{[&] {
+    kept_there_before = kept_blocks(200);
+    for (void* b : made) free_block(b, 200);
+    kept_there_after = kept_blocks(200);
+  }};
+  consumer.join();
+  CHECK(kept_blocks(200) == kept_here);
+  CHECK(kept_there_before == 0);
+  CHECK(kept_there_after == (limit == 0 ? 0 : made.size()));
+}
+
+TEST_CASE("a behaviour's closure is allocated from the block cache and freed back to it") {
+  if (block_keep_limit() == 0) return;  // nothing pooled
+  const auto make = [](std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+    return tact::tx::behaviour{[a, b, c](int) { (void)(a + b + c); }};
+  };
+  // On a thread of its own, whose cache starts empty.
+  std::size_t after_release = 0;
+  std::size_t while_held = 0;
+  std::size_t after_again = 0;
+  std::thread fresh{[&] {
+    make(1, 2, 3);  // built and released: its block is kept
+    after_release = kept_in_all_sizes();
+    {
+      tact::tx::behaviour again = make(4, 5, 6);  // takes the kept block
+      while_held = kept_in_all_sizes();
+    }
+    after_again = kept_in_all_sizes();
+  }};
+  fresh.join();
+  CHECK(after_release == 1);
+  CHECK(while_held == 0);
+  CHECK(after_again == 1);
+}
