@@ -3,10 +3,12 @@
 
 A fenced block is a quote when the text before it ends by naming, in
 backticks and followed by a colon, a file CI builds: one under
-`examples/`, or one of the project in `tests/consumer/project/`, which the
-integration tests build. There are two kinds:
+`examples/`, one of the project in `tests/consumer/project/`, which the
+integration tests build, or a public header under `include/tact/` (not
+`include/tact/detail/`), which every build compiles. There are two kinds:
 
-* a whole-file quote: the block is that file, verbatim.
+* a whole-file quote: the block is that file, verbatim. A header is never
+  quoted whole, only in excerpts.
 
       ... the whole program, `examples/hello/hello.cpp`:
 
@@ -16,6 +18,7 @@ integration tests build. There are two kinds:
   share may be left out.
 
       ... (an excerpt of `examples/timers/session.cpp`):
+      ... (an excerpt of `include/tact/widgets/race.hpp`):
 
 Every ```cpp block must be one or the other; other blocks (shell commands,
 Meson) may stand alone. The check fails when a quote differs from its
@@ -27,7 +30,10 @@ import sys
 
 BLOCK = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)
 # What a quote's introduction ends with.
-SOURCE = re.compile(r"(excerpt of\s+)?`((?:examples|tests/consumer/project)/[\w/.-]+)`\)?:\Z", re.I)
+SOURCE = re.compile(r"(excerpt of\s+)?`((?:examples|tests/consumer/project|include/tact)/[\w/.-]+)`\)?:\Z",
+                    re.I)
+# Headers are quoted only in excerpts, and only the public ones.
+HEADER = re.compile(r"include/tact/(?!detail/)[\w/.-]+\.hpp\Z")
 
 
 def dedented(lines):
@@ -72,10 +78,20 @@ def check(root, doc):
             if language == "cpp":
                 problems.append(f"{where}: a cpp block that quotes no file CI builds (the text "
                                 "before it must end with `examples/<topic>/<file>`:, or with "
-                                "excerpt of `examples/<topic>/<file>`: for part of the file)")
+                                "excerpt of `examples/<topic>/<file>`: for part of the file, "
+                                "or with excerpt of `include/tact/<header>.hpp`: for part of "
+                                "a public header)")
             continue
         quotes += 1
         excerpt, path = named.groups()
+        if path.startswith("include/") and not HEADER.match(path):
+            problems.append(f"{where}: the block quotes {path}, which is not a public header "
+                            "(a .hpp under include/tact/, outside include/tact/detail/)")
+            continue
+        if path.startswith("include/") and not excerpt:
+            problems.append(f"{where}: the block quotes all of {path}, but a header is quoted only "
+                            "in part (introduce it with: excerpt of `" + path + "`:)")
+            continue
         if not (root / path).is_file():
             problems.append(f"{where}: the block quotes {path}, which does not exist")
             continue
