@@ -1,4 +1,4 @@
-// Send-path micro-benchmarks (seed 000, "Message Sends"), each checking its
+// Send-path micro-benchmarks (Cforall thesis, "Message Sends"), each checking its
 // own result:
 //   raw_floor     one thread pushes an envelope into a copy queue, pops it
 //                 and calls the classic trampoline: the cost of a send with
@@ -6,7 +6,7 @@
 //                 laid out in memory as the executor lays it out.
 //   static_send   one actor re-sends one preallocated message to itself.
 //                 local_batch 0 sends every message through the mailbox
-//                 (the seed's design); the default lets a same-queue send
+//                 (the thesis's design); the default lets a same-queue send
 //                 join the batch being processed.
 //   dynamic_send  every send creates a new actor and a new message; each
 //                 actor creates the next and then deletes itself.

@@ -1,4 +1,4 @@
-// Work-stealing benchmarks (seed 000, "Work Stealing" and "Executor"): each
+// Work-stealing benchmarks (Cforall thesis, "Work Stealing" and "Executor"): each
 // workload of benchmarks/workloads under every steal policy, at one and two
 // workers (one worker has nobody to steal from, so it runs only `none`).
 // Entries are named workload/policy/workers:N; each checks its own result

@@ -1,6 +1,6 @@
 #pragma once
 
-// The classic static send (seed 000, "Message Sends"; the workload is in
+// The classic static send (Cforall thesis, "Message Sends"; the workload is in
 // workloads/static_send.hpp) as a Google Benchmark fixture: the baseline
 // other send benchmarks are measured against, shared so that each binary
 // can compare with it in the same run.

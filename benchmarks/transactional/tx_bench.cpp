@@ -1,4 +1,4 @@
-// Transactional-actor benchmarks (seed 003, "Transactional Actors"), each
+// Transactional-actor benchmarks (xTActors, "Transactional Actors"), each
 // checking its own result. Every figure is wall-clock time per message
 // (counter per_msg), so transactional and classic numbers from one run of
 // this binary can be compared directly (summary.py prints the ratios).

@@ -1,6 +1,6 @@
 #pragma once
 
-// The balance workloads (seed 000, "Work Stealing"): the executor workload's
+// The balance workloads (Cforall thesis, "Work Stealing"): the executor workload's
 // groups, all placed on chosen workers, with every other worker given only
 // dummy actors that finish on their first message. Without stealing the
 // loaded workers do all the work while the rest idle; with stealing the

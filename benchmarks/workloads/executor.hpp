@@ -1,6 +1,6 @@
 #pragma once
 
-// The executor workload (seed 000, "Executor"): groups of actors that, round
+// The executor workload (Cforall thesis, "Executor"): groups of actors that, round
 // after round, each send one message to every other member of their group
 // and wait for one from each. Nothing is computed per message, so the
 // executor's send and dispatch paths are the whole cost. The balance

@@ -1,6 +1,6 @@
 #pragma once
 
-// The repeat workload (seed 000, "Executor", the repeat benchmark): one
+// The repeat workload (Cforall thesis, "Executor", the repeat benchmark): one
 // client scatters a request to every one of many servers and gathers their
 // replies, then does it again. All replies converge on the client's queue,
 // so it measures how the executor bears contention on one queue, and how

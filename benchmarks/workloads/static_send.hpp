@@ -1,6 +1,6 @@
 #pragma once
 
-// The static send workload (seed 000, "Message Sends"): one actor re-sends
+// The static send workload (Cforall thesis, "Message Sends"): one actor re-sends
 // one preallocated message to itself until it has received it `limit`
 // times. Neither the actor nor the message is allocated per send, so the
 // send and dispatch paths are the whole cost. The Google Benchmark fixture

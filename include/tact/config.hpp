@@ -37,7 +37,7 @@ struct system_config {
   std::uint32_t copy_queue_floor = defaults::copy_queue_floor;
 
   // Same-queue sends appended to the batch in progress, per gulp; 0 sends
-  // everything through the mailboxes, as the seed design does.
+  // everything through the mailboxes, as the Cforall design does.
   std::uint32_t local_batch = defaults::local_batch;
 
   // Idle sweeps spun, then yielded, before a worker parks.

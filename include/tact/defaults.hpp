@@ -10,7 +10,7 @@
 // these; docs/configuration.md explains each one.
 namespace tact::defaults {
 
-// Work queues per worker when the configuration does not say (seed: 16).
+// Work queues per worker when the configuration does not say (the Cforall thesis: 16).
 // A system with one worker gets one queue: there is nobody to contend with.
 inline constexpr std::uint32_t queues_per_worker = 16;
 
@@ -41,7 +41,7 @@ inline constexpr steal_policy steal = steal_policy::random;
 // of its own queues, and each failed one doubles the gap to the next, up
 // to the longest. A thief reads its victim's queue headers, which costs
 // the victim's senders a cache miss each: one attempt every other sweep
-// (the seed's rhythm) slowed a chain of actors hopping between two
+// (the thesis's rhythm) slowed a chain of actors hopping between two
 // workers by a quarter; waiting out short lulls costs it nothing.
 inline constexpr std::uint64_t steal_after = 64;
 inline constexpr std::uint64_t steal_gap_longest = 1024;

@@ -20,8 +20,8 @@ struct message_access;
 class TACT_API message {
  public:
   message() noexcept = default;
-  // A message is never "finished": Finished is stored as Nodelete (seed
-  // semantics), so reading it back before set_allocation gives Nodelete.
+  // A message is never "finished": Finished is stored as Nodelete (the Cforall
+  // thesis's semantics), so reading it back before set_allocation gives Nodelete.
   explicit message(allocation a) noexcept
       : allocation_{a == allocation::Finished ? allocation::Nodelete : a} {}
 

@@ -20,8 +20,8 @@ namespace detail {
 class worker;
 }
 
-// A thread outside the system's pool that runs chosen actors (seed 003's
-// sponsors, seed 004's dedicated and piggyback schedulers). An actor
+// A thread outside the system's pool that runs chosen actors (xTActors'
+// sponsors, the reactor scheduling paper's dedicated and piggyback schedulers). An actor
 // spawned on a sponsor is bound to it for life: its messages run only when
 // the sponsor runs, on the sponsor's thread, one at a time and in order as
 // for any classic actor. Its sends to unbound actors go to the pool as

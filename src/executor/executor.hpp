@@ -31,7 +31,7 @@ namespace tact::detail {
 // The executor behind a system (for the actor models).
 TACT_API executor& executor_of(actor_system& system) noexcept;
 
-// The message-centric executor (seed 000): M work queues in a master array
+// The message-centric executor (Cforall thesis): M work queues in a master array
 // (senders post by queue index), and the ownership array of M pointers in
 // which each of the N workers owns a contiguous block. A worker only ever
 // reaches its queues through the ownership array, so work stealing can move
@@ -181,7 +181,7 @@ class executor {
 
   // ---- for workers ----
 
-  // The ownership array's slot (seed: worker_queues[slot]); null while a
+  // The ownership array's slot (the thesis's worker_queues[slot]); null while a
   // thief swaps it (see try_swap).
   std::atomic<work_queue*>& slot(std::uint32_t slot) noexcept { return ownership_[slot]; }
   // A worker's own slot, which only it could have nulled: never null.
@@ -237,7 +237,7 @@ class executor {
   const placement placement_;
   std::atomic<bool> unbound_reported_{false};
   fixed_array<padded<work_queue>> queues_;           // master array
-  fixed_array<std::atomic<work_queue*>> ownership_;  // seed: worker_queues
+  fixed_array<std::atomic<work_queue*>> ownership_;  // the thesis's worker_queues
   fixed_array<padded<worker>> workers_;
   // Guests (indices worker_count_ and up), then sponsors' runners (indices
   // 2 * worker_count_ and up), whose queues follow the queue_count_ that

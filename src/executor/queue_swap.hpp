@@ -5,7 +5,7 @@
 namespace tact::detail {
 
 // The wait-free swap of two ownership slots that work stealing is made of
-// (seed 000, "Queue Pointer Swap"): a thief exchanges one of its own queue
+// (Cforall thesis, "Queue Pointer Swap"): a thief exchanges one of its own queue
 // pointers (`mine`) with a victim's (`theirs`), provided the victim's still
 // points at `wanted`, the queue the thief inspected. Returns whether the
 // swap happened; a failure changes nothing, and there is no retry (either

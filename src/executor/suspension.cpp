@@ -6,7 +6,7 @@
 #include "executor/worker.hpp"
 #include "support/futex.hpp"
 
-// Behaviours that wait (seed 003, ASK inside an actor). A behaviour that
+// Behaviours that wait (xTActors, ASK inside an actor). A behaviour that
 // asks is suspended on its context (see fiber_pool) and the worker goes on
 // with other work on another context; the behaviour's queue stays
 // being_processed, held by this worker, and is run from the held_queue,

@@ -8,8 +8,8 @@
 
 namespace tact::detail {
 
-// Whom a thief tries to steal from next (seed 000, "Victim Selection";
-// seed 002, section 4.1). One per worker, used only by its thread.
+// Whom a thief tries to steal from next (Cforall thesis, "Victim Selection";
+// the CAF locality thesis, section 4.1). One per worker, used only by its thread.
 class victim_picker {
  public:
   // `groups`: this worker's nested victim groups g0 ⊂ g1 ⊂ ... ⊂ gk for

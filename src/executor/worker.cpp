@@ -88,9 +88,9 @@ void worker::loop() {
       continue;
     }
     ++idle_sweeps;
-    // Seed 000: after consecutive empty sweeps a worker turns thief once;
+    // The Cforall thesis: after consecutive empty sweeps a worker turns thief once;
     // whatever comes of it, it sweeps its own queues again (which now hold
-    // the stolen one) before it steals again. The seed steals after every
+    // the stolen one) before it steals again. The thesis steals after every
     // two empty sweeps; but looking at a victim's queues is not free for
     // it (its senders find those lines shared with us, one miss per send),
     // so a thief first waits out short lulls, and then doubles the gap
@@ -120,7 +120,7 @@ void worker::loop() {
 // our gulp; both of us may then gulp it. being_processed, read and set
 // under the queue's lock, lets only one process it at a time: the other
 // finds it busy and moves on (a missed gulp), or gulps it after the first
-// has finished, in order (seed 000, the race after "Queue Pointer Swap").
+// has finished, in order (Cforall thesis, the race after "Queue Pointer Swap").
 bool worker::sweep() {
   bool worked = false;
   for (std::uint32_t slot = first_slot_; slot < last_slot_; ++slot) {
@@ -212,7 +212,7 @@ bool worker::steal() {
   return steal_from(victim);
 }
 
-// One steal attempt (seed 000, "Stealing Mechanism"): find a queue worth
+// One steal attempt (Cforall thesis, "Stealing Mechanism"): find a queue worth
 // taking from the victim and try once to swap it with one of ours. A
 // failed swap means someone else took it, or took ours: give up either way.
 bool worker::steal_from(std::uint32_t victim_index) {
@@ -248,7 +248,7 @@ bool worker::steal_from(std::uint32_t victim_index) {
 // a line with the batch a worker is draining: we read it only for queues
 // that have mail, or when the victim has no other mail.
 //
-// Beyond the seed, the queue is worth taking only if the victim could not
+// Beyond the thesis, the queue is worth taking only if the victim could not
 // run it soon itself, else stealing moves work instead of sharing it (a
 // lone busy queue, or a chain of actors each creating the next, would
 // bounce between workers): the victim must have another queue with mail

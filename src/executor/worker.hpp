@@ -21,7 +21,7 @@ class executor;
 
 // One executor thread. It owns a contiguous block of slots in the
 // executor's ownership array and sweeps them round robin: test each queue
-// without the lock, gulp it, process the batch locally (seed 000, "CFA
+// without the lock, gulp it, process the batch locally (Cforall thesis, "CFA
 // Executor"). When its sweeps keep finding nothing it tries, now and then,
 // to steal a queue from another worker (see run()); after enough empty
 // sweeps it parks until a send wakes it.

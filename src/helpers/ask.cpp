@@ -8,7 +8,7 @@
 #include "executor/worker.hpp"
 #include "support/futex.hpp"
 
-// Waiting for a reply (seed 003, ASK), by whoever asks:
+// Waiting for a reply (xTActors, ASK), by whoever asks:
 //  * a behaviour (run by a worker, or by a guest): suspended on its fiber
 //    (worker::suspend) while its worker runs other work; the answer wakes
 //    that worker, which resumes the behaviour;

@@ -7,7 +7,7 @@
 
 namespace tact::detail {
 
-// An array-backed queue of envelopes (seed 000, "Copy Queue"). A send
+// An array-backed queue of envelopes (Cforall thesis, "Copy Queue"). A send
 // copies its envelope into the array, so in steady state nothing is
 // allocated per message. Made for the gulp pattern: a batch is filled,
 // then drained front to back, then rewound, so push and pop are O(1)
@@ -15,9 +15,9 @@ namespace tact::detail {
 //
 // Reclamation keeps bursts from pinning memory: when a batch used less
 // than half of the array, the array shrinks by an eighth, never below the
-// floor. "Less than half" is the seed's rule (a queue that peaks at 19 of
+// floor. "Less than half" is the thesis's rule (a queue that peaks at 19 of
 // 20 slots keeps its 20 instead of shrinking to 18 and doubling to 36);
-// shrinking by an eighth rather than the seed's one slot per batch reaches
+// shrinking by an eighth rather than the thesis's one slot per batch reaches
 // the same size in far fewer reallocations.
 //
 // Not thread-safe: the work queue's lock or its being_processed flag says

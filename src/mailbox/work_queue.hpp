@@ -12,7 +12,7 @@ namespace tact::detail {
 
 class worker;
 
-// One mailbox shard (seed 000, "CFA Executor"): a lock, the mailbox copy
+// One mailbox shard (Cforall thesis, "CFA Executor"): a lock, the mailbox copy
 // queue senders append to, and being_processed. Many actors share a work
 // queue; all messages to one classic actor go to one work queue, which is
 // what gives per-sender FIFO and one message at a time per actor.

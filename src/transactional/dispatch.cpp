@@ -18,7 +18,7 @@
 #include "support/cpu_relax.hpp"
 #include "support/type_name.hpp"
 
-// Transactional delivery (seed 003): run a handler, collecting what it
+// Transactional delivery (xTActors): run a handler, collecting what it
 // sends and becomes; at its normal exit commit all of it at once (the
 // become by compare-and-swap on the actor's behaviour slot); on a lost race
 // discard it and run the message again against the new behaviour; on an

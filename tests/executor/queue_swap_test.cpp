@@ -1,4 +1,4 @@
-// The two-CAS queue-pointer swap (seed 000) under fire: threads that are
+// The two-CAS queue-pointer swap (Cforall thesis) under fire: threads that are
 // workers and thieves at once gulp their own slots, steal random slots of
 // others, and post to random queues, all at the same time.
 #include <catch2/catch.hpp>

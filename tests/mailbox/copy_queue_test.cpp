@@ -51,7 +51,7 @@ TEST_CASE("a copy queue grows by doubling from its floor") {
   for (std::uintptr_t i = 0; i < 21; ++i) REQUIRE(number_of(q.pop()) == i);
 }
 
-// The seed's example: with "reclaim one slot per gulp" alone, a queue that
+// The thesis's example: with "reclaim one slot per gulp" alone, a queue that
 // never holds more than 19 messages shrinks from 20 to 18 and then doubles
 // to 36. Reclaiming only while less than half is used prevents it.
 TEST_CASE("a copy queue that peaks at 19 of 20 slots never doubles to 36") {

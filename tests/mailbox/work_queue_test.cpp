@@ -50,7 +50,7 @@ TEST_CASE("a queue being processed is not gulped again until it is finished") {
   q.post(numbered(1));
   REQUIRE(q.gulp() == gulp::taken);
   q.post(numbered(2));
-  CHECK(q.gulp() == gulp::busy);  // the seed's missed gulp
+  CHECK(q.gulp() == gulp::busy);  // the thesis's missed gulp
   q.batch().pop();
   q.finish();
   REQUIRE(q.gulp() == gulp::taken);

@@ -27,7 +27,7 @@ class record {
   std::vector<T> values_;
 };
 
-// The counter of the seed's examples: a become per increment; a get is
+// The counter of xTActors' examples: a become per increment; a get is
 // answered to the customer that comes first.
 struct increment {};
 struct get {};

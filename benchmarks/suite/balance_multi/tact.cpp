@@ -1,4 +1,4 @@
-// balance-multi, tact (seed 000, "Work Stealing"; workloads/balance.hpp):
+// balance-multi, tact (Cforall thesis, "Work Stealing"; workloads/balance.hpp):
 // the executor workload's groups, with fewer rounds, placed on every other
 // worker (0, 2, ...); the rest are given only dummy actors that finish on
 // their first message. The work grows with the workers, so with stealing

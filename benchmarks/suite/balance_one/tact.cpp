@@ -1,4 +1,4 @@
-// balance-one, tact (seed 000, "Work Stealing"; workloads/balance.hpp):
+// balance-one, tact (Cforall thesis, "Work Stealing"; workloads/balance.hpp):
 // the executor workload's groups, with fewer rounds, all placed on worker
 // 0; every other worker is given only dummy actors that finish on their
 // first message. The work is fixed, so with stealing the runtime should

@@ -1,5 +1,5 @@
-// bank_transaction (Savina's "banking", no. 16 of the list in seed 002,
-// 6.2.1): a teller sends `transactions` transfers in one burst, each to a
+// bank_transaction (Savina's "banking", no. 16 of the list in the CAF locality
+// thesis, 6.2.1): a teller sends `transactions` transfers in one burst, each to a
 // random source account, which debits itself, sends the amount to a random
 // destination account and waits for its acknowledgement before it
 // acknowledges to the teller. While it waits, an account is locked: every

@@ -1,4 +1,4 @@
-// big (Savina's "big", no. 8 of the list in seed 002, 6.2.1): many-to-many
+// big (Savina's "big", no. 8 of the list in the CAF locality thesis, 6.2.1): many-to-many
 // ping-pong. `actors` actors all know each other; each repeatedly pings a
 // neighbour chosen at random and waits for its pong before it pings again,
 // answering other actors' pings meanwhile. When every actor has sent `pings`
@@ -18,7 +18,7 @@
 //
 // Parameters (full / --quick):
 //   --actors  pinging actors (360 / 120). Savina's default is 120; the CAF
-//             locality study (seed 002, 6.2.1) uses 360.
+//             locality thesis (6.2.1) uses 360.
 //   --pings   pings per actor (5,000 / 500). Savina's default is 20,000,
 //             the CAF locality study's 60,000.
 //

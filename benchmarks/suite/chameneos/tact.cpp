@@ -1,4 +1,4 @@
-// chameneos (Savina's "chameneos", no. 7 of the list in seed 002, 6.2.1):
+// chameneos (Savina's "chameneos", no. 7 of the list in the CAF locality thesis, 6.2.1):
 // `chameneos` creatures meet in pairs through one mall until `meetings`
 // meetings have taken place. Every request goes through the mall, so it
 // measures a hot spot: one actor that all others send to, whose mailbox is
@@ -19,7 +19,7 @@
 //
 // Parameters (full / --quick):
 //   --chameneos  creatures (4,000 / 100). Savina's default is 100; the CAF
-//                locality study (seed 002, 6.2.1) uses 4,000.
+//                locality thesis (6.2.1) uses 4,000.
 //   --meetings   meetings (800,000 / 20,000). Savina's default is 200,000,
 //                the CAF locality study's 800,000.
 //

@@ -1,5 +1,5 @@
-// concurrent_dictionary (Savina's "concdict", no. 9 of the list in seed 002,
-// 6.2.1): one actor owns a hash map; `workers` workers each send it
+// concurrent_dictionary (Savina's "concdict", no. 9 of the list in the CAF locality
+// thesis, 6.2.1): one actor owns a hash map; `workers` workers each send it
 // `requests` requests, one at a time, each a write (`write_percent` per cent)
 // or a read of a random key, and wait for the answer before sending the next.
 // It measures one contended actor that answers every worker: requests arrive
@@ -18,7 +18,7 @@
 //
 // Parameters (full / --quick):
 //   --workers        workers (100 / 20). Savina's default is 20; the CAF
-//                    locality study (seed 002, 6.2.1) uses 100.
+//                    locality thesis (6.2.1) uses 100.
 //   --requests       requests per worker (20,000 / 1,000). Savina's default
 //                    is 10,000, the CAF locality study's 50,000.
 //   --write_percent  share of writes (10 / 10), as in both.

@@ -1,4 +1,4 @@
-// counting (Savina's "count", no. 3 of the list in seed 002, 6.2.1): a
+// counting (Savina's "count", no. 3 of the list in the CAF locality thesis, 6.2.1): a
 // producer sends `messages` increments to a counter in one burst, then asks
 // it for its count. It measures the raw throughput of one mailbox: the
 // producer sends far faster than anything is received, so the counter's queue
@@ -12,7 +12,7 @@
 //
 // Parameters (full / --quick):
 //   --messages  increments (10,000,000 / 500,000). Savina's default is
-//               1,000,000; the CAF locality study (seed 002, 6.2.1) uses
+//               1,000,000; the CAF locality thesis (6.2.1) uses
 //               10,000,000.
 //
 // The producer sends one Increment object again and again (tact never copies

@@ -1,4 +1,4 @@
-// dynamic send, tact (seed 000, "Message Sends"): every send goes to a new
+// dynamic send, tact (Cforall thesis, "Message Sends"): every send goes to a new
 // actor with a new message. Each actor of a chain, on its message, creates
 // the next actor and a message for it, sends it, and deletes itself; the
 // executor deletes each message after its delivery. So a step costs an

@@ -1,4 +1,4 @@
-// executor, tact (seed 000, "Executor"): groups of actors that, round after
+// executor, tact (Cforall thesis, "Executor"): groups of actors that, round after
 // round, each send one message to every other member of their group and
 // wait for one from each (workloads/executor.hpp). Nothing is computed per
 // message by default, so the executor's send and dispatch paths are the

@@ -1,4 +1,4 @@
-// fibonacci (Savina's "fib", no. 6 of the list in seed 002, 6.2.1): computes
+// fibonacci (Savina's "fib", no. 6 of the list in the CAF locality thesis, 6.2.1): computes
 // the n-th Fibonacci number with one actor per call of the naive recursion.
 // An actor asked for fib(k), k > 2, creates two children, asks them for
 // fib(k - 1) and fib(k - 2), adds their answers and sends the sum to its
@@ -13,7 +13,7 @@
 //
 // Parameters (full / --quick):
 //   --n  the index (27 / 20). Savina's default is 25; the CAF locality study
-//        (seed 002, 6.2.1) uses 34 (11 million actors).
+//        (CAF locality thesis, 6.2.1) uses 34 (11 million actors).
 //
 // Children are made with system().spawn (a `new`) and return Delete once
 // they have answered. Each actor carries the Request its parent fills in,

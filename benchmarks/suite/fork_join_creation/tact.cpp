@@ -1,5 +1,5 @@
-// fork_join_creation (Savina's "fjcreate", no. 5 of the list in seed 002,
-// 6.2.1): main creates `actors` actors one after another and sends each one
+// fork_join_creation (Savina's "fjcreate", no. 5 of the list in the CAF locality
+// thesis, 6.2.1): main creates `actors` actors one after another and sends each one
 // message; an actor does a small computation (Savina's performComputation,
 // sin squared) and exits. It measures the cost of an actor's whole life:
 // creation, first message, termination and reclamation.
@@ -11,7 +11,7 @@
 //
 // Parameters (full / --quick):
 //   --actors  actors created (1,500,000 / 40,000). Savina's default is
-//             40,000; the CAF locality study (seed 002, 6.2.1) uses
+//             40,000; the CAF locality thesis (6.2.1) uses
 //             4,000,000.
 //
 // Actors are made with system.spawn (a `new`) and return Delete after their

@@ -1,5 +1,5 @@
-// fork_join_throughput (Savina's "fjthrput", no. 4 of the list in seed 002,
-// 6.2.1): main sends one message to each of `actors` actors, and does so
+// fork_join_throughput (Savina's "fjthrput", no. 4 of the list in the CAF locality
+// thesis, 6.2.1): main sends one message to each of `actors` actors, and does so
 // `messages` times; each actor does a small computation per message (Savina's
 // performComputation, sin squared) and exits after its `messages`-th. It
 // measures how fast messages from one outside sender fan out to many actors
@@ -10,7 +10,7 @@
 //
 // Parameters (full / --quick):
 //   --actors    receiving actors (360 / 60). Savina's default is 60; the
-//               CAF locality study (seed 002, 6.2.1) uses 360.
+//               CAF locality thesis (6.2.1) uses 360.
 //   --messages  messages per actor (20,000 / 5,000). Savina's default is
 //               10,000, the CAF locality study's 60,000.
 //

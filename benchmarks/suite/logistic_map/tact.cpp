@@ -1,4 +1,4 @@
-// logistic_map (Savina's "logmap", no. 15 of the list in seed 002, 6.2.1):
+// logistic_map (Savina's "logmap", no. 15 of the list in the CAF locality thesis, 6.2.1):
 // `series` series of the logistic map x' = r x (1 - x), each advanced `terms`
 // times. A master sends every series worker `terms` NextTerm requests in one
 // burst; for each, the worker asks its rate computer for the next term and

@@ -1,4 +1,4 @@
-// matrix multiply, tact (seed 000, "Matrix Multiply"): Z = X * Y for n x n
+// matrix multiply, tact (Cforall thesis, "Matrix Multiply"): Z = X * Y for n x n
 // matrices with one actor per row of X, each sent a message with what it
 // needs to compute its row of Z (matrix.hpp has the arithmetic, shared with
 // caf.cpp). Nearly all the time is computation, so this measures how well

@@ -1,4 +1,4 @@
-// nqueens (Savina's "nqueenk", no. 19 of the list in seed 002, 6.2.1): counts
+// nqueens (Savina's "nqueenk", no. 19 of the list in the CAF locality thesis, 6.2.1): counts
 // the placements of n queens on an n x n board. A master hands work items
 // (partial boards) round robin to `workers` workers; a worker given a board
 // shallower than `threshold` sends the master one new item per valid next

@@ -1,4 +1,4 @@
-// ping_pong (Savina's "pingpong", no. 1 of the list in seed 002, 6.2.1): two
+// ping_pong (Savina's "pingpong", no. 1 of the list in the CAF locality thesis, 6.2.1): two
 // actors pass a message back and forth. Only one message is in flight at any
 // time, so this measures the latency of one send and dispatch, with nothing
 // to run in parallel: a second worker can only get in the way (a wake-up, or
@@ -12,7 +12,7 @@
 //
 // Parameters (full / --quick):
 //   --pings   round trips (2,000,000 / 100,000). Savina's default is 40,000;
-//             the CAF locality study (seed 002, section 6.2.1) uses
+//             the CAF locality thesis (section 6.2.1) uses
 //             2,000,000.
 //
 // The timed region is the run from the start message to quiescence; the two

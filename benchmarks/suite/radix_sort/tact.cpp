@@ -1,4 +1,4 @@
-// radix_sort (Savina's "radixsort", no. 22 of the list in seed 002, 6.2.1):
+// radix_sort (Savina's "radixsort", no. 22 of the list in the CAF locality thesis, 6.2.1):
 // `values` random values flow through a pipeline of one sort actor per bit,
 // least significant first; a stage passes a value whose bit is clear straight
 // on and holds the others back until it has seen every value, then sends them

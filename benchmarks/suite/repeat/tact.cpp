@@ -1,4 +1,4 @@
-// repeat, tact (seed 000, "Executor", the repeat benchmark): one client
+// repeat, tact (Cforall thesis, "Executor", the repeat benchmark): one client
 // scatters a request to each of many servers and gathers their replies,
 // again and again (workloads/repeat.hpp). Every reply converges on the
 // client's queue, so it measures contention on one queue and the cost of

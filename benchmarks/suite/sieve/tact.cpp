@@ -1,4 +1,4 @@
-// sieve (Savina's "sieve", no. 25 of the list in seed 002, 6.2.1): the primes
+// sieve (Savina's "sieve", no. 25 of the list in the CAF locality thesis, 6.2.1): the primes
 // below `limit` by a growing pipeline of filter actors. A producer sends
 // every odd number from 3 to the first filter; each filter keeps up to
 // `primes_per_filter` primes and drops a candidate one of them divides; a

@@ -1,4 +1,4 @@
-// static send, tact (seed 000, "Message Sends"): one actor re-sends one
+// static send, tact (Cforall thesis, "Message Sends"): one actor re-sends one
 // preallocated message to itself (workloads/static_send.hpp). Neither is
 // allocated per send, so the send and dispatch paths are the whole cost.
 //

@@ -1,4 +1,4 @@
-// thread_ring (Savina's "threadring", no. 2 of the list in seed 002, 6.2.1):
+// thread_ring (Savina's "threadring", no. 2 of the list in the CAF locality thesis, 6.2.1):
 // `actors` actors form a ring and one token is passed around it `pings`
 // times; then an exit token goes once around the ring and every actor exits.
 // Only one message is in flight at a time, but each hop goes to a different
@@ -18,7 +18,7 @@
 //
 // Parameters (full / --quick):
 //   --actors  actors in the ring (1,200 / 100). Savina's default is 100; the
-//             CAF locality study (seed 002, 6.2.1) uses 1,200.
+//             CAF locality thesis (6.2.1) uses 1,200.
 //   --pings   hops of the ping token (5,000,000 / 200,000). Savina's default
 //             is 100,000; the CAF locality study's 1,200,000.
 //

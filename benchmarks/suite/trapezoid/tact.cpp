@@ -1,4 +1,4 @@
-// trapezoid (Savina's "trapezoid", no. 28 of the list in seed 002, 6.2.1):
+// trapezoid (Savina's "trapezoid", no. 28 of the list in the CAF locality thesis, 6.2.1):
 // the integral of f(x) = sin(x^3 - 1) / (x + 1) * sqrt(1 + exp(sqrt(2x)))
 // over [1, 5] by the trapezoidal rule with `pieces` pieces, split evenly
 // between `workers` actors. Almost all the time goes into computing f, with

@@ -18,7 +18,7 @@ namespace tact::tx {
 // Asks transactional actor `to`: sends it (customer, args...), where
 // customer is a one-shot reply actor, and waits at most `timeout` for a
 // message of exactly one element of type R sent to that customer, the
-// seed's customer-first convention:
+// customer-first convention of xTActors:
 //
 //   auto n = tact::tx::ask<int>(system, counter, 100ms, get{});
 //   // the counter answers with tx::send(customer, value)

@@ -14,12 +14,12 @@ namespace tact::tx {
 
 // How an actor's messages may run.
 enum class mode {
-  // On any worker, several at once (the seed's model): a become commits by
+  // On any worker, several at once (xTActors' model): a become commits by
   // compare-and-swap, and a handler that loses the race runs again against
   // the new behaviour. After defaults::collision_limit lost races for one
   // message the actor switches to serialized for good.
   parallel,
-  // One at a time, all on one work queue (the seed's PAR-SAFE): a become
+  // One at a time, all on one work queue (xTActors' PAR-SAFE): a become
   // never collides. For actors that become on most messages.
   serialized,
 };

@@ -32,7 +32,7 @@ tx::behaviour continuation(H&&... handlers) {
 
 namespace tact::widgets {
 
-// The seed's β-form: an anonymous continuation actor made from handlers,
+// xTActors' β-form: an anonymous continuation actor made from handlers,
 // to pass as the customer of a request. It takes the first message one of
 // its handlers matches and then drops everything, so a continuation runs
 // once even if a service answers twice (it is a serialized actor: its

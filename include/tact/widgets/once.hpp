@@ -4,7 +4,7 @@
 #include <tact/tx/actor_ref.hpp>
 #include <tact/tx/behaviour.hpp>
 
-// Widgets: small transactional actors that compose others (seed 003's
+// Widgets: small transactional actors that compose others (xTActors'
 // library). Each lives in the system of the actor it wraps, and can be
 // made inside a handler or outside one alike.
 namespace tact::widgets {

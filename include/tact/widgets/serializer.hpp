@@ -5,7 +5,7 @@
 
 namespace tact::widgets {
 
-// The actors' lock (seed 003's SERIALIZER): an actor that lets one request
+// The actors' lock (xTActors' SERIALIZER): an actor that lets one request
 // at a time reach `service` and queues the others in arrival order. Each
 // request (customer first) goes on to `service` with a tag of the
 // serializer's as its customer; the first answer to that tag goes on to

@@ -14,7 +14,7 @@ TACT_API tx::actor_ref unwind_protect(const tx::actor_ref& service, std::chrono:
 
 namespace tact::widgets {
 
-// The actors' UNWIND-PROTECT (seed 003): an actor to send `service`'s
+// The actors' UNWIND-PROTECT (xTActors): an actor to send `service`'s
 // requests to instead. Each request (customer first) goes on to `service`
 // with a timeout gate (see timeout) as its customer; whichever comes
 // first, the reply, the tx::failure of a request that rolled back, or

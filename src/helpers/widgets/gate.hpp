@@ -9,7 +9,7 @@
 namespace tact::widgets::detail {
 
 // The once-gate the widgets interpose between a request and its customer
-// (seed 003: a timeout feeding a ONCE gate). Its first message, whatever it
+// (xTActors: a timeout feeding a ONCE gate). Its first message, whatever it
 // is (a reply, a tx::failure, timed_out), runs `cleanup` (if any) and goes
 // on to `customer`, in one commit; the gate then drops everything. With a
 // `timeout`, the gate sends itself timed_out{} when it expires, and a
