@@ -9,8 +9,9 @@ namespace tact::widgets {
 // at a time reach `service` and queues the others in arrival order. Each
 // request (customer first) goes on to `service` with a tag of the
 // serializer's as its customer; the first answer to that tag goes on to
-// the original customer, and only then is the next request admitted, so
-// one customer's answers come in the order of its requests. `service` may run
+// the original customer, and only then is the next request admitted, so a
+// customer that runs one message at a time (serialized, sponsor-bound, an
+// ask) gets its answers in the order of its requests. `service` may run
 // a conversation of many messages per request without another request
 // coming in between, as long as every path ends in one answer to its
 // customer.

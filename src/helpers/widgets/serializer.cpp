@@ -84,8 +84,8 @@ bool admit(const tx::actor_ref& service, const tx::message& request) {
   // the tag's commit has posted the answer: a send from the cleanup itself
   // would be staged, and so posted, before it, and the serializer could
   // admit the next request and that one's answer reach the same customer
-  // first. Posted in that order, answers to one customer keep the order
-  // of their requests.
+  // first. Posted in that order, answers to a customer whose messages all
+  // go to one queue (a serialized one) keep the order of its requests.
   try {
     tx::forward(service, request,
                 detail::make_gate(
