@@ -29,7 +29,7 @@ tx::behaviour flushing(int lines, tx::actor_ref customer) {
 }
 tx::behaviour log_file(int lines) {
   return {[lines](const tx::actor_ref& customer, const write_line& w) {
-    std::cout << w.text << '\n';
+    tx::on_commit([text = w.text] { std::cout << text << '\n'; });  // once, if it commits
     tx::send(tx::self(), flushed{});  // the second step, as a message
     tx::become(flushing(lines + 1, customer));
   }};
@@ -45,7 +45,10 @@ int main() {
     const tx::actor_ref client = tx::spawn(system, {[](int /*lines so far*/) {}});
     tx::send(file, client, write_line{"line from client " + std::to_string(i)});
   }
-  // From main, ask through the same serializer: it waits its turn.
-  std::cout << tx::ask<int>(system, file, 1s, write_line{"last line"}).value() << " lines\n";
+  // From main, ask through the same serializer: it waits its turn, after
+  // the three lines sent before it.
+  const int lines = tx::ask<int>(system, file, 10s, write_line{"last line"}).value();
+  std::cout << lines << " lines\n";
   system.stop();
+  return lines == 4 ? 0 : 1;
 }
