@@ -34,6 +34,9 @@ PROGRAM_TIME_LIMIT = 300
 # Without optimization or debug information the builds of tact here take a
 # fraction of the time; the checks stay on, as in a debug build.
 FAST_BUILD = ["-Doptimization=0", "-Ddebug=false"]
+# The nested builds run beside other tests (meson runs them in parallel):
+# two compile jobs, rather than ninja's default of one per core and more.
+JOBS = "2"
 
 
 class Failure(Exception):
@@ -95,7 +98,8 @@ def subproject(source_root, work):
     if tests:
         raise Failure("tact as a subproject must register no tests, found: "
                       + ", ".join(t["name"] for t in tests))
-    run("building the project and tact as its subproject", meson() + ["compile", "-C", str(build)])
+    run("building the project and tact as its subproject",
+        meson() + ["compile", "-j", JOBS, "-C", str(build)])
     check_answer("the project's program (tact as a subproject)", build / "answer")
     (project / "subprojects" / "tact").unlink()
 
@@ -173,7 +177,7 @@ def installed(source_root, work):
         meson() + ["setup", str(tact_build), str(source_root), f"--prefix={prefix}",
                    "-Dtests=disabled", "-Dexamples=disabled", "-Dbenchmarks=disabled",
                    "-Dchecks=enabled"] + FAST_BUILD)
-    run("building tact", meson() + ["compile", "-C", str(tact_build)])
+    run("building tact", meson() + ["compile", "-j", JOBS, "-C", str(tact_build)])
     run("installing tact", meson() + ["install", "-C", str(tact_build), "--no-rebuild"])
 
     pc_files = list(prefix.rglob("pkgconfig/tact.pc"))
@@ -200,7 +204,7 @@ def installed(source_root, work):
     run("configuring the project against the installed tact",
         meson() + ["setup", str(build), str(project), "--wrap-mode=nofallback"], env=env)
     run("building the project against the installed tact",
-        meson() + ["compile", "-C", str(build)], env=env)
+        meson() + ["compile", "-j", JOBS, "-C", str(build)], env=env)
     check_answer("the project's program (installed tact, Meson)", build / "answer", env)
 
     # The program alone, with nothing but what pkg-config says.
