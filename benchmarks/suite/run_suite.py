@@ -309,9 +309,11 @@ def plot(medians, workloads, engines, thread_list, json_path):
     common = (f"set title '{title}'\n{labels}"
               "set style data histograms\nset style histogram clustered gap 1\n"
               "set style fill solid 0.8 border -1\nset boxwidth 0.9\n"
-              "set xtics rotate by -30\nset key top left\nset grid ytics\n")
+              "set xtics rotate by -30\nset key top left\nset grid ytics\nset rmargin 10\n")
     made = []
-    for terminal, suffix in ((f"{png} size 900,540", ".png"), ("svg size 900,540", ".svg")):
+    # Wide enough for every label, whatever the number of workloads.
+    size = f"size {max(900, 40 * len(rows) + 200)},540"
+    for terminal, suffix in ((f"{png} {size}", ".png"), (f"svg {size}", ".svg")):
         target = stem.with_suffix(suffix)
         script = f"set terminal {terminal}\nset output '{target}'\n{common}plot {series}\n"
         done = subprocess.run([gnuplot], input=script, text=True, capture_output=True)
