@@ -166,16 +166,22 @@ struct ledger : tact::actor {
 // whole system park. A wake-up lost to the race between a parking worker
 // and a thief taking one of its queues strands that queue's mail: the
 // round's quiescence then comes with messages still queued, which the
-// counts below show.
+// counts below show. (Thousands of steals and over 100,000 parks per run;
+// the window of that race is a few instructions wide, so this test finds
+// it reliably only when the window is widened, e.g. by a sleep between a
+// parking worker's load of its slot and its registration.)
 TEST_CASE("workers parking while thieves take their queues lose no wake-up") {
   const std::uint32_t workers = GENERATE(2u, 8u);
   constexpr std::size_t actors = 64;
-  constexpr std::size_t burst = 64;
-  const std::uint64_t rounds = tact::test::scaled(200);
-  tact::actor_system system{sleepy(workers)};
+  constexpr std::size_t burst = 256;
+  const std::uint64_t rounds = tact::test::scaled(1'000);
+  // Idle workers sweep long enough to turn thief before they park.
+  tact::actor_system system{{.workers = workers, .idle_spins = 256, .idle_yields = 0}};
   std::vector<std::unique_ptr<ledger>> ledgers;
   for (std::size_t a = 0; a < actors; ++a) ledgers.push_back(std::make_unique<ledger>());
-  std::vector<std::vector<stamped>> messages(burst_senders, std::vector<stamped>(burst));
+  // Built in place: copies of a prototype would be destroyed unsent.
+  std::vector<std::vector<stamped>> messages(burst_senders);
+  for (auto& row : messages) row = std::vector<stamped>(burst);
   std::vector<std::vector<std::uint64_t>> sent(burst_senders, std::vector<std::uint64_t>(actors));
   std::uint64_t wrong_counts = 0;
   for (std::uint64_t round = 0; round < rounds; ++round) {
