@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Drives a GUI example as a person would: starts an X server of its own
-(Xvfb), launches the example, presses its keys and reads the answers back
-from the window titles, which the examples' actors set. Waits by polling,
+(Xvfb), launches the example, clicks its buttons (where the example says
+they are) and presses its keys, and reads the answers back from the
+window titles, which the examples' actors set. Waits by polling,
 with deadlines long enough for a loaded machine: a deadline that passes
 means something is stuck, not slow. Exits 77 (skipped) when no X server
 can be started.
@@ -91,8 +92,10 @@ class Session:
             raise Failure("xdotool is missing (`./run setup gui` installs it)")
         runtime = os.path.join(workdir, "runtime")
         os.mkdir(runtime, 0o700)
+        # Where an example that has buttons to click writes their places.
+        self.layout_path = os.path.join(workdir, "layout")
         self.env = dict(os.environ, DISPLAY=display, QT_QPA_PLATFORM="xcb",
-                        XDG_RUNTIME_DIR=runtime)
+                        XDG_RUNTIME_DIR=runtime, TACT_GUI_LAYOUT=self.layout_path)
         self.err_path = os.path.join(workdir, "example.stderr")
         with open(self.err_path, "wb") as err:
             self.app = subprocess.Popen([executable, *args], env=self.env,
@@ -153,6 +156,29 @@ class Session:
         self.xdotool("windowfocus", "--sync", wid, check=True)
         self.xdotool("key", "--delay", "50", *keys, check=True)
 
+    def button(self, name):
+        """The centre of button `name` in its window, from the layout the
+        example writes once it is shown."""
+        deadline = time.monotonic() + STUCK
+        while time.monotonic() < deadline:
+            self.alive(f"waiting for the place of button '{name}'")
+            if os.path.exists(self.layout_path):
+                with open(self.layout_path) as layout:
+                    for line in layout:
+                        label, x, y = line.split()
+                        if label == name:
+                            return x, y
+                raise Failure(f"the example's layout has no button '{name}'")
+            time.sleep(POLL)
+        raise Failure(f"the example wrote no layout within {STUCK:.0f} s")
+
+    def click(self, wid, name):
+        """Moves the pointer onto button `name` of `wid` and clicks it."""
+        x, y = self.button(name)
+        print(f"  clicks: {name} at {x},{y}")
+        self.xdotool("mousemove", "--sync", "--window", wid, x, y, check=True)
+        self.xdotool("click", "1", check=True)
+
     def type(self, wid, text):
         print(f"  types: {text}")
         self.xdotool("windowfocus", "--sync", wid, check=True)
@@ -182,7 +208,7 @@ def drive_compute(s):
     a long count: the window answers while the workers are busy."""
     w = s.window("tact compute")
     s.await_title(w, r"ready, primes below 10000000 in 16 chunks$")
-    s.press(w, "alt+c")  # Count
+    s.click(w, "count")
     s.await_title(w, r": 664579 primes below 10000000 \(")
     s.press(w, "alt+l", "Right")  # the limit slider, one step (a million) up
     s.await_title(w, r"ready, primes below 11000000 in 16 chunks$")
@@ -193,7 +219,7 @@ def drive_compute(s):
     s.await_title(w, r"ready, primes below 2000000000 in 1024 chunks$")
     s.press(w, "alt+c")
     s.await_title(w, r"counting primes below 2000000000$")
-    s.press(w, "alt+n")  # Cancel
+    s.click(w, "cancel")
     s.await_title(w, r"cancelled at \d+ of 1024 chunks$")
     s.quit(w)
 

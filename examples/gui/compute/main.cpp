@@ -13,6 +13,7 @@
 #include <QCommandLineParser>
 #include <QKeySequence>
 #include <QShortcut>
+#include <QTimer>
 
 #include <tact/tact.hpp>
 
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
       *new set_chunks{static_cast<std::uint64_t>(ui.chunks->value())};
 
   ui.window.show();
+  QTimer::singleShot(0, &ui.window, [&ui] { ui.write_layout(); });  // for the GUI test
   const int status = app.exec();
 
   // Closed: stop the ticks, let the coordinator wind down its counters,

@@ -3,13 +3,17 @@
 // to the rest.
 #pragma once
 
+#include <utility>
+
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSaveFile>
 #include <QSlider>
+#include <QTextStream>
 #include <QVBoxLayout>
 #include <QWidget>
 
@@ -57,6 +61,24 @@ struct compute_window {
     layout->addWidget(telemetry);
     window.setWindowTitle("tact compute");
     window.resize(480, 360);
+  }
+
+  // Where the buttons are, for a test that clicks them as a person would:
+  // if the environment variable TACT_GUI_LAYOUT names a file, writes one
+  // "name x y" line per button, its centre in window coordinates. Call
+  // once the window is laid out (from the event loop, after show()).
+  void write_layout() const {
+    const QString path = qEnvironmentVariable("TACT_GUI_LAYOUT");
+    if (path.isEmpty()) return;
+    QSaveFile out{path};  // appears whole or not at all
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Text)) return;
+    QTextStream text{&out};
+    for (const auto& [name, button] : {std::pair{"count", shown.count}, {"cancel", shown.cancel}}) {
+      const QPoint centre = button->mapTo(&window, button->rect().center());
+      text << name << ' ' << centre.x() << ' ' << centre.y() << '\n';
+    }
+    text.flush();
+    out.commit();
   }
 
   QWidget window;
