@@ -205,8 +205,10 @@ std::uintptr_t settled_slot(const cell& c) noexcept {
 // all go to its home queue (place() sends them there from its creation on,
 // and nothing clears the flag), which one thread at a time processes
 // (being_processed; a held queue stays with its holder), one envelope at a
-// time; a transactional handler never suspends (ask refuses to run in
-// one). So this thread alone reads and writes the slot: there is no race
+// time. A handler never suspends (ask refuses to run in one); an on_commit
+// action may ask and be suspended, but its queue stays being_processed
+// meanwhile, and `running` is released only after the actions. So this
+// thread alone reads and writes the slot: there is no race
 // to settle (no compare-and-swap, no committing bit), and no other thread
 // can be running `running`, so it is released here instead of retired to
 // the epochs: its block goes back to this thread's cache while still hot,
@@ -348,8 +350,11 @@ void run(void* target, void* msg) noexcept {
       commit_sends(tx, w, *m);
       c.slot.store(reinterpret_cast<std::uintptr_t>(std::exchange(tx.next, nullptr)),
                    std::memory_order_release);
-      ex.reclamation().retire(w.index(), running, &release_behaviour);
+      // Retired after the actions, which may read `running`'s captures: an
+      // action that asks is suspended, and its worker unpinned meanwhile, so
+      // a behaviour retired before it could be freed under it.
       run_actions(ex, tx);
+      ex.reclamation().retire(w.index(), running, &release_behaviour);
       w.counters.tx_commits.add();
       w.counters.tx_becomes.add();
       break;
