@@ -1,0 +1,144 @@
+/*
+ * The parking protocol against work stealing, as worker.cpp implements it
+ * (worker::park, worker::register_as_waiter, worker::steal_from,
+ * worker::wake, work_queue::register_waiter and work_queue::post), checked
+ * with spin by tests/model/parking_model.py.
+ *
+ * Property: once the sender has posted all its messages and woken whom
+ * the posts named, no worker is left parked while a queue holds mail.
+ *
+ * What it abstracts:
+ *  - Two workers, one ownership slot each (worker.cpp loops over several;
+ *    one is enough for the race between a registration and a swap), two
+ *    queues, one sender outside the workers posting MESSAGES messages to
+ *    any queue.
+ *  - A queue is its mail count, its being_processed flag and its waiter;
+ *    every section under the queue's lock is one atomic step. Processing a
+ *    batch is taking the whole mailbox and clearing being_processed.
+ *  - A thief may try to take any queue of the other worker that has mail
+ *    and is not being processed (the real worth_stealing is stricter, so
+ *    this allows more interleavings, not fewer). The swap is the two-CAS
+ *    swap of queue_swap.hpp, step by step.
+ *  - A parked worker waits until its state is running (the futex).
+ *    Watching for stranded queues is left out: it only helps a busy
+ *    owner's mail along, and every worker here is either running (and
+ *    sweeps before it parks again) or parked.
+ *  - Every load, store, exchange and compare-and-swap is sequentially
+ *    consistent, as in the code; spin explores interleavings, not weaker
+ *    orders.
+ *
+ * Without SLOT_CHECK, a registration does not check that the slot it came
+ * through still holds the queue: spin then finds the lost wake-up that
+ * check closes (a parking worker loads its slot, a thief swaps the queue
+ * away, drains it and registers; the late registration overwrites the
+ * thief's, and the thief sleeps on its own mail).
+ */
+
+#define WORKERS 2
+#define QUEUES 2
+#define MESSAGES 2
+#define NONE 255
+
+#define RUNNING 0
+#define PARKING 1
+#define PARKED 2
+
+byte slot[WORKERS];
+byte mail[QUEUES];
+bool processing[QUEUES];
+byte waiter[QUEUES];
+byte state[WORKERS];
+bool all_posted = false;
+
+init {
+  atomic {
+    slot[0] = 0; slot[1] = 1;
+    waiter[0] = NONE; waiter[1] = NONE;
+    run sender(); run worker(0); run worker(1); run observer()
+  }
+}
+
+/* executor::post_to_mailbox: append and take the waiter under the lock,
+   then wake it. */
+proctype sender() {
+  byte sent = 0, q, w;
+  do
+  :: sent < MESSAGES ->
+     if :: q = 0 :: q = 1 fi;
+     atomic { mail[q]++; w = waiter[q]; waiter[q] = NONE };
+     if :: w != NONE -> state[w] = RUNNING  /* wake(): exchange to running */
+        :: else -> skip
+     fi;
+     sent++
+  :: else -> break
+  od;
+  all_posted = true
+}
+
+proctype worker(byte me) {
+  byte q, mine, theirs, other = 1 - me;
+  bool ok;
+sweep:
+  q = slot[me];
+  atomic {  /* work_queue::gulp */
+    if :: mail[q] > 0 && !processing[q] -> mail[q] = 0; processing[q] = true; ok = true
+       :: else -> ok = false
+    fi
+  };
+  if :: ok -> processing[q] = false; goto sweep  /* the batch ran: work_queue::finish */
+     :: else -> skip
+  fi;
+  /* steal_from: at most once per empty sweep */
+  theirs = slot[other];
+  if
+  :: theirs != NONE && mail[theirs] > 0 && !processing[theirs] ->
+     mine = slot[me];
+     atomic { if :: slot[me] == mine -> slot[me] = NONE; ok = true :: else -> ok = false fi };
+     if
+     :: ok ->
+        atomic { if :: slot[other] == theirs -> slot[other] = mine; ok = true :: else -> ok = false fi };
+        if
+        :: ok -> slot[me] = theirs;
+           /* the victim may have registered on its old queue only: wake it */
+           if :: state[other] != RUNNING -> state[other] = RUNNING :: else -> skip fi
+        :: else -> slot[me] = mine
+        fi
+     :: else -> skip
+     fi;
+     goto sweep
+  :: true -> skip  /* nothing worth taking, or not now */
+  fi;
+  /* park */
+  state[me] = PARKING;
+  q = slot[me];  /* register_as_waiter's load of the slot */
+  atomic {  /* work_queue::register_waiter, under the queue's lock */
+    if
+    :: mail[q] > 0 -> ok = false
+#ifdef SLOT_CHECK
+    :: mail[q] == 0 && slot[me] != q -> ok = false
+    :: mail[q] == 0 && slot[me] == q -> waiter[q] = me; ok = true
+#else
+    :: mail[q] == 0 -> waiter[q] = me; ok = true
+#endif
+    fi
+  };
+  if :: !ok -> state[me] = RUNNING; goto sweep
+     :: else -> skip
+  fi;
+  atomic { if :: state[me] == PARKING -> state[me] = PARKED; ok = true :: else -> ok = false fi };
+  if :: !ok -> goto sweep
+     :: else -> skip
+  fi;
+end_parked:
+  (state[me] == RUNNING);  /* the futex wait */
+  goto sweep
+}
+
+/* Everything posted and woken, every worker parked: nothing may be left. */
+proctype observer() {
+end_watch:
+  atomic {
+    all_posted && state[0] == PARKED && state[1] == PARKED ->
+      assert(mail[0] == 0 && mail[1] == 0)
+  }
+}
