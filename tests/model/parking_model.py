@@ -28,7 +28,7 @@ def verify(model, work, defines):
     # -DSAFETY: safety properties only (assertions, invalid end states).
     subprocess.run([os.environ.get("CC", "cc"), "-O2", "-w", "-DSAFETY", "-o", "pan", "pan.c"],
                    cwd=work, check=True)
-    run = subprocess.run(["./pan", "-m1000000"], cwd=work, capture_output=True, text=True)
+    run = subprocess.run(["./pan", "-m100000"], cwd=work, capture_output=True, text=True)
     return run.stdout + run.stderr
 
 
