@@ -38,6 +38,27 @@ tx::behaviour counter(census& c, int n) {
           [n](const tx::actor_ref& customer, get) { tx::send(customer, n); }};
 }
 
+// Two threads send every counter `increments` increments in all; then each
+// counter is asked for its count. Returns the counts, in counter order.
+std::vector<int> count_up(tact::actor_system& system, const std::vector<tx::actor_ref>& counters,
+                          int increments) {
+  std::vector<std::thread> senders;
+  for (int s = 0; s < 2; ++s)
+    senders.emplace_back([&] {
+      for (int k = 0; k < increments / 2; ++k)
+        for (const tx::actor_ref& a : counters) tx::send(a, increment{});
+    });
+  for (std::thread& t : senders) t.join();
+  system.await_quiescence();
+  std::vector<std::atomic<int>> values(counters.size());
+  for (std::size_t i = 0; i < counters.size(); ++i)
+    tx::send(counters[i], tx::spawn(system, {[&values, i](int n) { values[i].store(n); }}), get{});
+  system.await_quiescence();
+  std::vector<int> counts;
+  for (const std::atomic<int>& v : values) counts.push_back(v.load());
+  return counts;
+}
+
 }  // namespace
 
 TEST_CASE("replaced behaviours are reclaimed while other workers may still run them") {
@@ -49,20 +70,7 @@ TEST_CASE("replaced behaviours are reclaimed while other workers may still run t
     tact::actor_system system{{.workers = workers}};
     std::vector<tx::actor_ref> counters;
     for (int i = 0; i < actors; ++i) counters.push_back(tx::spawn(system, counter(c, 0)));
-    std::vector<std::thread> senders;
-    for (int s = 0; s < 2; ++s)
-      senders.emplace_back([&] {
-        for (int k = 0; k < per_actor / 2; ++k)
-          for (const tx::actor_ref& a : counters) tx::send(a, increment{});
-      });
-    for (std::thread& t : senders) t.join();
-    system.await_quiescence();
-    std::vector<std::atomic<int>> values(actors);
-    for (int i = 0; i < actors; ++i)
-      tx::send(counters[i], tx::spawn(system, {[&values, i](int n) { values[i].store(n); }}),
-               get{});
-    system.await_quiescence();
-    for (int i = 0; i < actors; ++i) CHECK(values[i].load() == per_actor / 2 * 2);
+    for (const int count : count_up(system, counters, per_actor)) CHECK(count == per_actor / 2 * 2);
     CHECK(system.stats().total.tx_becomes == static_cast<std::uint64_t>(actors * (per_actor / 2 * 2)));
   }
   CHECK(c.live.load() == 0);
@@ -99,23 +107,8 @@ TEST_CASE("a serialized actor's replaced behaviours are freed after its commit's
     for (int i = 0; i < actors; ++i)
       counters.push_back(
           tx::spawn(system, watched_counter(c, last_seen[i], 0), tx::mode::serialized));
-    std::vector<std::thread> senders;
-    for (int s = 0; s < 2; ++s)
-      senders.emplace_back([&] {
-        for (int k = 0; k < per_actor / 2; ++k)
-          for (const tx::actor_ref& a : counters) tx::send(a, increment{});
-      });
-    for (std::thread& t : senders) t.join();
-    system.await_quiescence();
-    std::vector<std::atomic<int>> values(actors);
-    for (int i = 0; i < actors; ++i)
-      tx::send(counters[i], tx::spawn(system, {[&values, i](int n) { values[i].store(n); }}),
-               get{});
-    system.await_quiescence();
-    for (int i = 0; i < actors; ++i) {
-      CHECK(values[i].load() == per_actor / 2 * 2);
-      CHECK(last_seen[i].load() == per_actor / 2 * 2);
-    }
+    for (const int count : count_up(system, counters, per_actor)) CHECK(count == per_actor / 2 * 2);
+    for (const std::atomic<int>& seen : last_seen) CHECK(seen.load() == per_actor / 2 * 2);
     const tact::worker_stats totals = system.stats().total;
     CHECK(totals.tx_becomes == static_cast<std::uint64_t>(actors * (per_actor / 2 * 2)));
     CHECK(totals.tx_collisions == 0);
