@@ -14,9 +14,9 @@
 
 #include <caf/all.hpp>
 
-#include "transfers.hpp"
 #include "savina.hpp"
 #include "suite.hpp"
+#include "transfers.hpp"
 
 namespace {
 
@@ -26,8 +26,8 @@ using ack_atom = caf::atom_constant<caf::atom("ack")>;
 using credit_atom = caf::atom_constant<caf::atom("credit")>;
 using debit_atom = caf::atom_constant<caf::atom("debit")>;
 
-using suite::bank::transfer;
 using suite::bank::draw;
+using suite::bank::transfer;
 
 // Written by each account when it stops; read by main after
 // await_all_actors_done().
@@ -143,20 +143,18 @@ caf::behavior teller_actor(caf::stateful_actor<teller_state>* self,
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
   const suite::bank::params p = suite::bank::read(o);
-  const std::int64_t accounts = p.accounts;
-  const std::int64_t transactions = p.transactions;
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));
   caf::actor_system system{cfg};
   std::uint64_t teller_received = 0;
-  std::vector<account_outcome> bank_out(static_cast<std::size_t>(accounts));
+  std::vector<account_outcome> bank_out(static_cast<std::size_t>(p.accounts));
   const double secs = suite::seconds([&] {
     std::vector<caf::actor> bank;
     bank.reserve(bank_out.size());
     for (auto& a : bank_out) bank.push_back(system.spawn(account_actor, &a));
     auto boss =
-        system.spawn(teller_actor, std::move(bank), std::int64_t{transactions}, &teller_received);
+        system.spawn(teller_actor, std::move(bank), std::int64_t{p.transactions}, &teller_received);
     caf::anon_send(boss, start_atom::value);
     system.await_all_actors_done();
   });

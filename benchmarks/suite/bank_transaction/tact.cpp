@@ -45,9 +45,9 @@
 
 #include <tact/tact.hpp>
 
-#include "transfers.hpp"
 #include "savina.hpp"
 #include "suite.hpp"
+#include "transfers.hpp"
 
 namespace {
 
@@ -67,8 +67,8 @@ struct transfer_msg : tact::message {
 };
 
 // One transfer as the teller draws it (Teller.generateWork).
-using suite::bank::transfer;
 using suite::bank::draw;
+using suite::bank::transfer;
 
 class account final : public tact::actor {
  public:
@@ -170,17 +170,15 @@ tact::allocation account::receive(transfer_msg& t) {
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
   const suite::bank::params p = suite::bank::read(o);
-  const std::int64_t accounts = p.accounts;
-  const std::int64_t transactions = p.transactions;
 
   tact::actor_system system{{.workers = o.threads()}};
   std::unique_ptr<teller> boss;
   std::vector<std::unique_ptr<account>> bank;
   start_msg start;
   const double secs = suite::seconds([&] {
-    boss = std::make_unique<teller>(system, transactions);
-    bank.reserve(static_cast<std::size_t>(accounts));
-    for (std::int64_t i = 0; i < accounts; ++i)
+    boss = std::make_unique<teller>(system, p.transactions);
+    bank.reserve(static_cast<std::size_t>(p.accounts));
+    for (std::int64_t i = 0; i < p.accounts; ++i)
       bank.push_back(std::make_unique<account>(system, *boss));
     boss->open(bank);
     *boss | start;

@@ -7,6 +7,7 @@
 
 #include <caf/all.hpp>
 
+#include "params.hpp"
 #include "savina.hpp"
 #include "suite.hpp"
 
@@ -91,22 +92,19 @@ caf::behavior big_actor(caf::stateful_actor<big_state>* self, std::int32_t id, s
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto actors = o.param("actors", 360, 120);
-  const auto pings = o.param("pings", 5'000, 500);
-  suite::check(actors >= 1 && actors <= 1'000'000 && pings >= 0,
-               "--actors must be between 1 and 1,000,000, --pings not negative");
+  const suite::big::params p = suite::big::read(o);
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));
   caf::actor_system system{cfg};
   tally sink_tally;
-  std::vector<tally> tallies(static_cast<std::size_t>(actors));
+  std::vector<tally> tallies(static_cast<std::size_t>(p.actors));
   const double secs = suite::seconds([&] {
     auto sink = system.spawn(sink_actor, &sink_tally);
     std::vector<caf::actor> all;
     all.reserve(tallies.size());
-    for (std::int32_t i = 0; i < actors; ++i)
-      all.push_back(system.spawn(big_actor, i, std::int64_t{pings}, sink,
+    for (std::int32_t i = 0; i < p.actors; ++i)
+      all.push_back(system.spawn(big_actor, i, std::int64_t{p.pings}, sink,
                                  &tallies[static_cast<std::size_t>(i)]));
     // One message, shared by every receiver (CAF messages are copy on write).
     const caf::message neighbors = caf::make_message(neighbors_atom::value, all);
@@ -118,13 +116,12 @@ int main(int argc, char** argv) {
 
   std::uint64_t delivered = sink_tally.received;
   for (const auto& t : tallies) {
-    suite::check(t.pings_sent == pings, "an actor sent " + std::to_string(t.pings_sent) + " of " +
-                                            std::to_string(pings) + " pings");
+    suite::check(t.pings_sent == p.pings, "an actor sent " + std::to_string(t.pings_sent) + " of " +
+                                              std::to_string(p.pings) + " pings");
     suite::check(t.wrong_pongs == 0, "an actor received pongs from actors it had not pinged");
     delivered += t.received;
   }
-  const auto w = static_cast<std::uint64_t>(actors);
-  const std::uint64_t expected = 2 * w * static_cast<std::uint64_t>(pings) + 4 * w + 1;
+  const std::uint64_t expected = suite::big::messages(p);
   suite::check(delivered == expected, "the actors received " + std::to_string(delivered) +
                                           " messages, expected " + std::to_string(expected));
   suite::report(o, "big", "caf", secs, delivered);

@@ -35,6 +35,7 @@
 
 #include <tact/tact.hpp>
 
+#include "params.hpp"
 #include "savina.hpp"
 #include "suite.hpp"
 
@@ -136,10 +137,7 @@ tact::allocation sink_actor::receive(exit_msg&) {
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto actors = o.param("actors", 360, 120);
-  const auto pings = o.param("pings", 5'000, 500);
-  suite::check(actors >= 1 && actors <= 1'000'000 && pings >= 0,
-               "--actors must be between 1 and 1,000,000, --pings not negative");
+  const suite::big::params p = suite::big::read(o);
 
   tact::actor_system system{{.workers = o.threads()}};
   std::unique_ptr<sink_actor> sink;
@@ -149,8 +147,9 @@ int main(int argc, char** argv) {
   pong_msg start{-1};
   const double secs = suite::seconds([&] {
     sink = std::make_unique<sink_actor>(system);
-    for (std::int32_t i = 0; i < actors; ++i)
-      all.push_back(owned.emplace_back(std::make_unique<big_actor>(system, i, pings, *sink)).get());
+    for (std::int32_t i = 0; i < p.actors; ++i)
+      all.push_back(
+          owned.emplace_back(std::make_unique<big_actor>(system, i, p.pings, *sink)).get());
     neighbors.all = all;
     *sink | neighbors;
     for (big_actor* a : all) *a | neighbors;
@@ -161,14 +160,13 @@ int main(int argc, char** argv) {
   std::uint64_t delivered = sink->received();
   suite::check(sink->finished(), "the sink did not finish");
   for (const auto& a : owned) {
-    suite::check(a->finished() && a->pings_sent() == pings,
+    suite::check(a->finished() && a->pings_sent() == p.pings,
                  "an actor sent " + std::to_string(a->pings_sent()) + " of " +
-                     std::to_string(pings) + " pings");
+                     std::to_string(p.pings) + " pings");
     suite::check(a->wrong_pongs() == 0, "an actor received pongs from actors it had not pinged");
     delivered += a->received();
   }
-  const auto w = static_cast<std::uint64_t>(actors);
-  const std::uint64_t expected = 2 * w * static_cast<std::uint64_t>(pings) + 4 * w + 1;
+  const std::uint64_t expected = suite::big::messages(p);
   suite::check(delivered == expected, "the actors received " + std::to_string(delivered) +
                                           " messages, expected " + std::to_string(expected));
   suite::check(system.stats().total.messages_processed == delivered,

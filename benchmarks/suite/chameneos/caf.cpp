@@ -7,6 +7,7 @@
 
 #include <caf/all.hpp>
 
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -118,26 +119,23 @@ caf::behavior mall_actor(caf::stateful_actor<mall_state>* self, std::int64_t mee
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto chameneos = o.param("chameneos", 4'000, 100);
-  const auto meetings = o.param("meetings", 800'000, 20'000);
-  suite::check(chameneos >= 2 && meetings >= 0,
-               "--chameneos must be at least 2, --meetings not negative");
+  const suite::chameneos::params p = suite::chameneos::read(o);
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));
   caf::actor_system system{cfg};
   outcome out;
   const double secs = suite::seconds([&] {
-    system.spawn(mall_actor, std::int64_t{meetings}, std::int64_t{chameneos}, &out);
+    system.spawn(mall_actor, std::int64_t{p.meetings}, std::int64_t{p.chameneos}, &out);
     system.await_all_actors_done();
   });
 
-  suite::check(out.faded == chameneos && out.not_faded == 0, "a chameneo did not fade");
-  suite::check(out.sum_meetings == 2 * meetings,
+  suite::check(out.faded == p.chameneos && out.not_faded == 0, "a chameneo did not fade");
+  suite::check(out.sum_meetings == 2 * p.meetings,
                "the chameneos counted " + std::to_string(out.sum_meetings) +
-                   " meetings, expected " + std::to_string(2 * meetings));
+                   " meetings, expected " + std::to_string(2 * p.meetings));
   const std::uint64_t delivered = out.mall_received + out.chameneos_received;
-  const auto expected = static_cast<std::uint64_t>(4 * meetings + 3 * chameneos);
+  const std::uint64_t expected = suite::chameneos::messages(p);
   suite::check(delivered == expected, "the actors received " + std::to_string(delivered) +
                                           " messages, expected " + std::to_string(expected));
   suite::report(o, "chameneos", "caf", secs, delivered);

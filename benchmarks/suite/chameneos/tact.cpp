@@ -39,6 +39,7 @@
 
 #include <tact/tact.hpp>
 
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -161,33 +162,30 @@ tact::allocation mall::receive(meet_msg& m) {
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto chameneos = o.param("chameneos", 4'000, 100);
-  const auto meetings = o.param("meetings", 800'000, 20'000);
-  suite::check(chameneos >= 2 && meetings >= 0,
-               "--chameneos must be at least 2, --meetings not negative");
+  const suite::chameneos::params p = suite::chameneos::read(o);
 
   tact::actor_system system{{.workers = o.threads()}};
   std::unique_ptr<mall> place;
   std::vector<std::unique_ptr<chameneo>> creatures;
   const double secs = suite::seconds([&] {
-    place = std::make_unique<mall>(system, meetings, chameneos);
-    creatures.reserve(static_cast<std::size_t>(chameneos));
-    for (std::int64_t i = 0; i < chameneos; ++i)
+    place = std::make_unique<mall>(system, p.meetings, p.chameneos);
+    creatures.reserve(static_cast<std::size_t>(p.chameneos));
+    for (std::int64_t i = 0; i < p.chameneos; ++i)
       creatures.push_back(std::make_unique<chameneo>(system, *place, static_cast<colour>(i % 3)));
     for (auto& c : creatures) c->start();
     system.await_quiescence();
   });
 
   std::uint64_t delivered = place->received();
-  suite::check(place->finished() && place->faded() == chameneos, "the mall did not finish");
+  suite::check(place->finished() && place->faded() == p.chameneos, "the mall did not finish");
   for (const auto& c : creatures) {
     suite::check(c->finished() && c->current() == colour::faded, "a chameneo did not fade");
     delivered += c->received();
   }
-  suite::check(place->sum_meetings() == 2 * meetings,
+  suite::check(place->sum_meetings() == 2 * p.meetings,
                "the chameneos counted " + std::to_string(place->sum_meetings()) +
-                   " meetings, expected " + std::to_string(2 * meetings));
-  const auto expected = static_cast<std::uint64_t>(4 * meetings + 3 * chameneos);
+                   " meetings, expected " + std::to_string(2 * p.meetings));
+  const std::uint64_t expected = suite::chameneos::messages(p);
   suite::check(delivered == expected, "the actors received " + std::to_string(delivered) +
                                           " messages, expected " + std::to_string(expected));
   suite::check(system.stats().total.messages_processed == delivered,

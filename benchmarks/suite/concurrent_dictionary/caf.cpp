@@ -15,9 +15,8 @@
 
 namespace {
 
-constexpr std::int32_t data_limit = 2'147'483'647 / 4'096;
-
-using data_map = std::unordered_map<std::int32_t, std::int32_t>;
+using suite::dictionary::data_limit;
+using suite::dictionary::data_map;
 
 using do_work_atom = caf::atom_constant<caf::atom("dowork")>;
 using read_atom = caf::atom_constant<caf::atom("read")>;
@@ -126,52 +125,43 @@ caf::behavior worker_actor(caf::stateful_actor<worker_state>* self, caf::actor m
   };
 }
 
-using suite::dictionary::expected_writes;
-
 }  // namespace
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto workers = o.param("workers", 100, 20);
-  const auto requests = o.param("requests", 20'000, 1'000);
-  const auto write_percent = o.param("write_percent", 10, 10);
-  suite::check(workers >= 1 && requests >= 0 && write_percent >= 0 && write_percent <= 100,
-               "--workers must be at least 1, --requests not negative, --write_percent 0..100");
-
-  data_map initial;
-  initial.reserve(data_limit);
-  for (std::int32_t k = 0; k < data_limit; ++k) initial.emplace(k, k);
+  const suite::dictionary::params p = suite::dictionary::read(o);
+  data_map initial = suite::dictionary::initial_data();
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));
   caf::actor_system system{cfg};
   dictionary_outcome dict_out;
   std::uint64_t master_received = 0;
-  std::vector<worker_outcome> crew_out(static_cast<std::size_t>(workers));
+  std::vector<worker_outcome> crew_out(static_cast<std::size_t>(p.workers));
   const double secs = suite::seconds([&] {
     auto dict = system.spawn(dictionary_actor, &initial, &dict_out);
-    auto boss = system.spawn(master_actor, dict, std::int64_t{workers}, &master_received);
-    for (std::int64_t i = 0; i < workers; ++i)
+    auto boss = system.spawn(master_actor, dict, std::int64_t{p.workers}, &master_received);
+    for (std::int64_t i = 0; i < p.workers; ++i)
       caf::anon_send(
-          system.spawn(worker_actor, boss, dict, i, std::int64_t{requests},
-                       std::int64_t{write_percent}, &crew_out[static_cast<std::size_t>(i)]),
+          system.spawn(worker_actor, boss, dict, i, std::int64_t{p.requests},
+                       std::int64_t{p.write_percent}, &crew_out[static_cast<std::size_t>(i)]),
           do_work_atom::value);
     system.await_all_actors_done();
   });
 
   std::uint64_t delivered = dict_out.received + master_received;
   for (const auto& w : crew_out) {
-    suite::check(w.answers == requests, "a worker had " + std::to_string(w.answers) + " of " +
-                                            std::to_string(requests) + " answers");
+    suite::check(w.answers == p.requests, "a worker had " + std::to_string(w.answers) + " of " +
+                                              std::to_string(p.requests) + " answers");
     delivered += w.received;
   }
-  const std::int64_t writes = expected_writes(workers, requests, write_percent);
+  const std::int64_t writes =
+      suite::dictionary::expected_writes(p.workers, p.requests, p.write_percent);
   suite::check(dict_out.writes == writes, "the dictionary took " + std::to_string(dict_out.writes) +
                                               " writes, expected " + std::to_string(writes));
   suite::check(dict_out.size == static_cast<std::size_t>(data_limit),
                "the dictionary holds " + std::to_string(dict_out.size) + " entries");
-  const auto e = static_cast<std::uint64_t>(workers);
-  const std::uint64_t expected = 2 * e * static_cast<std::uint64_t>(requests) + 2 * e + 1;
+  const std::uint64_t expected = suite::dictionary::messages(p);
   suite::check(delivered == expected, "the actors received " + std::to_string(delivered) +
                                           " messages, expected " + std::to_string(expected));
   suite::report(o, "concurrent_dictionary", "caf", secs, delivered);

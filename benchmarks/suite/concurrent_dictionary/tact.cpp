@@ -44,10 +44,8 @@
 
 namespace {
 
-// DictionaryConfig.DATA_LIMIT: the initial map's size, and the key range.
-constexpr std::int32_t data_limit = 2'147'483'647 / 4'096;
-
-using data_map = std::unordered_map<std::int32_t, std::int32_t>;
+using suite::dictionary::data_limit;
+using suite::dictionary::data_map;
 
 class worker;
 class master;
@@ -175,23 +173,12 @@ tact::allocation dictionary::receive(request& r) {
   return Nodelete;
 }
 
-// Writes the workers request in all: each worker's draws are fixed by its
-// seed, whatever the interleaving, so main can replay them.
-using suite::dictionary::expected_writes;
-
 }  // namespace
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto workers = o.param("workers", 100, 20);
-  const auto requests = o.param("requests", 20'000, 1'000);
-  const auto write_percent = o.param("write_percent", 10, 10);
-  suite::check(workers >= 1 && requests >= 0 && write_percent >= 0 && write_percent <= 100,
-               "--workers must be at least 1, --requests not negative, --write_percent 0..100");
-
-  data_map initial;
-  initial.reserve(data_limit);
-  for (std::int32_t k = 0; k < data_limit; ++k) initial.emplace(k, k);
+  const suite::dictionary::params p = suite::dictionary::read(o);
+  data_map initial = suite::dictionary::initial_data();
 
   tact::actor_system system{{.workers = o.threads()}};
   std::unique_ptr<dictionary> dict;
@@ -200,31 +187,32 @@ int main(int argc, char** argv) {
   do_work start;
   const double secs = suite::seconds([&] {
     dict = std::make_unique<dictionary>(system, std::move(initial));
-    boss = std::make_unique<master>(system, *dict, workers);
-    crew.reserve(static_cast<std::size_t>(workers));
-    for (std::int64_t i = 0; i < workers; ++i)
-      crew.push_back(std::make_unique<worker>(system, *boss, *dict, i, requests, write_percent));
+    boss = std::make_unique<master>(system, *dict, p.workers);
+    crew.reserve(static_cast<std::size_t>(p.workers));
+    for (std::int64_t i = 0; i < p.workers; ++i)
+      crew.push_back(
+          std::make_unique<worker>(system, *boss, *dict, i, p.requests, p.write_percent));
     for (auto& w : crew) *w | start;
     system.await_quiescence();
   });
 
   std::uint64_t delivered = dict->received() + boss->received();
   for (const auto& w : crew) {
-    suite::check(w->finished() && w->answers() == requests,
+    suite::check(w->finished() && w->answers() == p.requests,
                  "a worker had " + std::to_string(w->answers()) + " of " +
-                     std::to_string(requests) + " answers");
+                     std::to_string(p.requests) + " answers");
     delivered += w->received();
   }
   suite::check(dict->finished() && boss->finished(), "the dictionary or the master did not exit");
-  const std::int64_t writes = expected_writes(workers, requests, write_percent);
+  const std::int64_t writes =
+      suite::dictionary::expected_writes(p.workers, p.requests, p.write_percent);
   suite::check(dict->writes() == writes, "the dictionary took " + std::to_string(dict->writes()) +
                                              " writes, expected " + std::to_string(writes));
   // Keys are below 65,536 and the map starts with every key below
   // data_limit: writes replace, never add.
   suite::check(dict->size() == static_cast<std::size_t>(data_limit),
                "the dictionary holds " + std::to_string(dict->size()) + " entries");
-  const auto e = static_cast<std::uint64_t>(workers);
-  const std::uint64_t expected = 2 * e * static_cast<std::uint64_t>(requests) + 2 * e + 1;
+  const std::uint64_t expected = suite::dictionary::messages(p);
   suite::check(delivered == expected, "the actors received " + std::to_string(delivered) +
                                           " messages, expected " + std::to_string(expected));
   suite::check(system.stats().total.messages_processed == delivered,

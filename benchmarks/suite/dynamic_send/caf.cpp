@@ -10,6 +10,7 @@
 
 #include <caf/all.hpp>
 
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -36,9 +37,7 @@ caf::behavior chain_link(caf::event_based_actor* self, std::uint64_t left, caf::
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const std::int64_t actors = o.param("actors", 2'000'000, 50'000);
-  suite::check(actors >= 1, "actors must be at least 1");
-  const auto expected = static_cast<std::uint64_t>(actors);
+  const std::uint64_t expected = suite::dynamic_send::actors(o);
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<int>(o.threads()));

@@ -16,6 +16,7 @@
 
 #include <tact/tact.hpp>
 
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -51,9 +52,7 @@ class chain_link final : public tact::actor {
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const std::int64_t actors = o.param("actors", 2'000'000, 50'000);
-  suite::check(actors >= 1, "actors must be at least 1");
-  const auto expected = static_cast<std::uint64_t>(actors);
+  const std::uint64_t expected = suite::dynamic_send::actors(o);
 
   tact::actor_system system{{.workers = o.threads()}};
   std::uint64_t reached = 0;

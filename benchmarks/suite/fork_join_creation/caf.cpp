@@ -7,6 +7,7 @@
 
 #include <caf/all.hpp>
 
+#include "params.hpp"
 #include "savina.hpp"
 #include "suite.hpp"
 
@@ -28,9 +29,7 @@ caf::behavior fork_join_actor(caf::event_based_actor* self, std::atomic<std::uin
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto actors = o.param("actors", 1'500'000, 40'000);
-  suite::check(actors >= 1, "--actors must be at least 1");
-  const auto n = static_cast<std::uint64_t>(actors);
+  const std::uint64_t n = suite::fork_join_creation::actors(o);
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));

@@ -25,6 +25,7 @@
 
 #include <tact/tact.hpp>
 
+#include "params.hpp"
 #include "savina.hpp"
 #include "suite.hpp"
 
@@ -50,9 +51,7 @@ class fork_join_actor final : public tact::actor {
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto actors = o.param("actors", 1'500'000, 40'000);
-  suite::check(actors >= 1, "--actors must be at least 1");
-  const auto n = static_cast<std::uint64_t>(actors);
+  const std::uint64_t n = suite::fork_join_creation::actors(o);
 
   tact::actor_system system{{.workers = o.threads()}};
   std::atomic<std::uint64_t> positive{0};

@@ -6,6 +6,7 @@
 
 #include <caf/all.hpp>
 
+#include "params.hpp"
 #include "savina.hpp"
 #include "suite.hpp"
 
@@ -45,29 +46,26 @@ caf::behavior throughput_actor(caf::stateful_actor<throughput_state>* self, std:
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto actors = o.param("actors", 360, 60);
-  const auto messages = o.param("messages", 20'000, 5'000);
-  suite::check(actors >= 1 && messages >= 1, "--actors and --messages must be at least 1");
-  const auto per_actor = static_cast<std::uint64_t>(messages);
+  const suite::fork_join_throughput::params p = suite::fork_join_throughput::read(o);
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));
   caf::actor_system system{cfg};
-  std::vector<tally> tallies(static_cast<std::size_t>(actors));
+  std::vector<tally> tallies(static_cast<std::size_t>(p.actors));
   const double secs = suite::seconds([&] {
     std::vector<caf::actor> pool;
     pool.reserve(tallies.size());
-    for (auto& t : tallies) pool.push_back(system.spawn(throughput_actor, per_actor, &t));
-    for (std::uint64_t m = 0; m < per_actor; ++m)
+    for (auto& t : tallies) pool.push_back(system.spawn(throughput_actor, p.messages, &t));
+    for (std::uint64_t m = 0; m < p.messages; ++m)
       for (const auto& a : pool) caf::anon_send(a, work_atom::value);
     system.await_all_actors_done();
   });
 
   std::uint64_t delivered = 0;
   for (const auto& t : tallies) {
-    suite::check(t.processed == per_actor && t.positive == per_actor,
+    suite::check(t.processed == p.messages && t.positive == p.messages,
                  "an actor processed " + std::to_string(t.processed) + " of " +
-                     std::to_string(per_actor) + " messages (" + std::to_string(t.positive) +
+                     std::to_string(p.messages) + " messages (" + std::to_string(t.positive) +
                      " positive results)");
     delivered += t.processed;
   }

@@ -25,6 +25,7 @@
 
 #include <tact/tact.hpp>
 
+#include "params.hpp"
 #include "savina.hpp"
 #include "suite.hpp"
 
@@ -58,32 +59,29 @@ class throughput_actor final : public tact::actor {
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto actors = o.param("actors", 360, 60);
-  const auto messages = o.param("messages", 20'000, 5'000);
-  suite::check(actors >= 1 && messages >= 1, "--actors and --messages must be at least 1");
-  const auto per_actor = static_cast<std::uint64_t>(messages);
+  const suite::fork_join_throughput::params p = suite::fork_join_throughput::read(o);
 
   tact::actor_system system{{.workers = o.threads()}};
   std::vector<std::unique_ptr<throughput_actor>> pool;
   work message;
   const double secs = suite::seconds([&] {
-    pool.reserve(static_cast<std::size_t>(actors));
-    for (std::int64_t i = 0; i < actors; ++i)
-      pool.push_back(std::make_unique<throughput_actor>(system, per_actor));
-    for (std::uint64_t m = 0; m < per_actor; ++m)
+    pool.reserve(static_cast<std::size_t>(p.actors));
+    for (std::int64_t i = 0; i < p.actors; ++i)
+      pool.push_back(std::make_unique<throughput_actor>(system, p.messages));
+    for (std::uint64_t m = 0; m < p.messages; ++m)
       for (auto& a : pool) *a | message;
     system.await_quiescence();
   });
 
   std::uint64_t delivered = 0;
   for (const auto& a : pool) {
-    suite::check(a->finished() && a->processed() == per_actor && a->positive() == per_actor,
+    suite::check(a->finished() && a->processed() == p.messages && a->positive() == p.messages,
                  "an actor processed " + std::to_string(a->processed()) + " of " +
-                     std::to_string(per_actor) + " messages (" + std::to_string(a->positive()) +
+                     std::to_string(p.messages) + " messages (" + std::to_string(a->positive()) +
                      " positive results)");
     delivered += a->processed();
   }
-  suite::check(delivered == per_actor * static_cast<std::uint64_t>(actors),
+  suite::check(delivered == p.messages * static_cast<std::uint64_t>(p.actors),
                "wrong number of messages delivered");
   suite::check(system.stats().total.messages_processed == delivered,
                "the system delivered a different number of messages than the actors received");

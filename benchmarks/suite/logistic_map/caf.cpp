@@ -12,14 +12,14 @@
 
 #include <caf/all.hpp>
 
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
 
-constexpr double start_rate = 3.46;
-constexpr double increment = 0.0025;
-
-double next_term(double term, double rate) noexcept { return rate * term * (1 - term); }
+using suite::logistic_map::increment;
+using suite::logistic_map::next_term;
+using suite::logistic_map::start_rate;
 
 using start_atom = caf::atom_constant<caf::atom("start")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
@@ -143,10 +143,8 @@ caf::behavior master_actor(caf::stateful_actor<master_state>* self, std::size_t 
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto series = o.param("series", 10, 10);
-  const auto terms = o.param("terms", 100'000, 5'000);
-  suite::check(series >= 1 && terms >= 0, "--series must be at least 1, --terms not negative");
-  const auto s = static_cast<std::size_t>(series);
+  const suite::logistic_map::params p = suite::logistic_map::read(o);
+  const auto s = static_cast<std::size_t>(p.series);
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));
@@ -154,7 +152,7 @@ int main(int argc, char** argv) {
   std::vector<double> final_terms(s);
   std::vector<std::uint64_t> received(1 + 2 * s);
   const double secs = suite::seconds([&] {
-    auto boss = system.spawn(master_actor, s, std::int64_t{terms}, &final_terms, &received);
+    auto boss = system.spawn(master_actor, s, std::int64_t{p.terms}, &final_terms, &received);
     caf::anon_send(boss, start_atom::value);
     system.await_all_actors_done();
   });
@@ -162,15 +160,12 @@ int main(int argc, char** argv) {
   std::uint64_t delivered = 0;
   for (const auto r : received) delivered += r;
   for (std::size_t i = 0; i < s; ++i) {
-    double term = static_cast<double>(i) * increment;
-    const double rate = start_rate + static_cast<double>(i) * increment;
-    for (std::int64_t t = 0; t < terms; ++t) term = next_term(term, rate);
-    // The same operations in the same order: equal, not merely close.
+    const double term = suite::logistic_map::final_term(p, i);
     suite::check(term == final_terms[i], "series " + std::to_string(i) + " ended at " +
                                              std::to_string(final_terms[i]) + ", expected " +
                                              std::to_string(term));
   }
-  const std::uint64_t expected = 1 + 3 * s * static_cast<std::uint64_t>(terms) + 4 * s;
+  const std::uint64_t expected = suite::logistic_map::messages(p);
   suite::check(delivered == expected, "the actors received " + std::to_string(delivered) +
                                           " messages, expected " + std::to_string(expected));
   suite::report(o, "logistic_map", "caf", secs, delivered);

@@ -37,14 +37,14 @@
 
 #include <tact/tact.hpp>
 
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
 
-constexpr double start_rate = 3.46;
-constexpr double increment = 0.0025;
-
-double next_term(double term, double rate) noexcept { return rate * term * (1 - term); }
+using suite::logistic_map::increment;
+using suite::logistic_map::next_term;
+using suite::logistic_map::start_rate;
 
 class worker;
 class master;
@@ -204,10 +204,8 @@ void worker::report() {
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto series = o.param("series", 10, 10);
-  const auto terms = o.param("terms", 100'000, 5'000);
-  suite::check(series >= 1 && terms >= 0, "--series must be at least 1, --terms not negative");
-  const auto s = static_cast<std::size_t>(series);
+  const suite::logistic_map::params p = suite::logistic_map::read(o);
+  const auto s = static_cast<std::size_t>(p.series);
 
   tact::actor_system system{{.workers = o.threads()}};
   std::unique_ptr<master> boss;
@@ -215,7 +213,7 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<worker>> workers;
   start_msg start;
   const double secs = suite::seconds([&] {
-    boss = std::make_unique<master>(system, terms);
+    boss = std::make_unique<master>(system, p.terms);
     for (std::size_t i = 0; i < s; ++i)
       computers.push_back(
           std::make_unique<rate_computer>(system, start_rate + static_cast<double>(i) * increment));
@@ -232,15 +230,12 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < s; ++i) {
     suite::check(computers[i]->finished() && workers[i]->finished(), "an actor did not stop");
     delivered += computers[i]->received() + workers[i]->received();
-    double term = static_cast<double>(i) * increment;
-    const double rate = start_rate + static_cast<double>(i) * increment;
-    for (std::int64_t t = 0; t < terms; ++t) term = next_term(term, rate);
-    // The same operations in the same order: equal, not merely close.
+    const double term = suite::logistic_map::final_term(p, i);
     suite::check(term == boss->terms()[i], "series " + std::to_string(i) + " ended at " +
                                                std::to_string(boss->terms()[i]) + ", expected " +
                                                std::to_string(term));
   }
-  const std::uint64_t expected = 1 + 3 * s * static_cast<std::uint64_t>(terms) + 4 * s;
+  const std::uint64_t expected = suite::logistic_map::messages(p);
   suite::check(delivered == expected, "the actors received " + std::to_string(delivered) +
                                           " messages, expected " + std::to_string(expected));
   suite::check(system.stats().total.messages_processed == delivered,

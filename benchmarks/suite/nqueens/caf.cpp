@@ -9,6 +9,7 @@
 #include <caf/all.hpp>
 
 #include "board.hpp"
+#include "params.hpp"
 #include "suite.hpp"
 
 // A board travels by value; it never leaves the process.
@@ -107,36 +108,30 @@ caf::behavior master_actor(caf::stateful_actor<master_state>* self, std::int64_t
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto n = o.param("n", 13, 11);
-  const auto workers = o.param("workers", 20, 20);
-  const auto threshold = o.param("threshold", 4, 4);
-  suite::check(n >= 1 && n <= nqueens::max_size && workers >= 1 && threshold >= 1,
-               "--n must be 1..20, --workers and --threshold at least 1");
-  const int size = static_cast<int>(n);
+  const suite::nqueens::params p = suite::nqueens::read(o);
+  const int size = static_cast<int>(p.n);
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));
   caf::actor_system system{cfg};
   outcome out;
-  std::vector<std::uint64_t> received(static_cast<std::size_t>(workers));
+  std::vector<std::uint64_t> received(static_cast<std::size_t>(p.workers));
   const double secs = suite::seconds([&] {
-    system.spawn(master_actor, std::int64_t{workers}, size, static_cast<int>(threshold), &received,
-                 &out);
+    system.spawn(master_actor, std::int64_t{p.workers}, size, static_cast<int>(p.threshold),
+                 &received, &out);
     system.await_all_actors_done();
   });
 
-  const std::int64_t expected_solutions = nqueens::solutions[static_cast<std::size_t>(size - 1)];
+  const std::int64_t expected_solutions = suite::nqueens::solutions(p);
   suite::check(out.solutions == expected_solutions, std::to_string(out.solutions) +
                                                         " solutions found, expected " +
                                                         std::to_string(expected_solutions));
-  const std::int64_t items =
-      nqueens::valid_prefixes(nqueens::board{}, size, std::min(size, static_cast<int>(threshold)));
+  const std::int64_t items = suite::nqueens::items(p);
   suite::check(out.items == items,
                std::to_string(out.items) + " work items made, expected " + std::to_string(items));
   std::uint64_t delivered = out.received;
   for (const auto r : received) delivered += r;
-  const auto expected =
-      static_cast<std::uint64_t>(1 + 2 * items + (items + 1) + expected_solutions + 2 * workers);
+  const std::uint64_t expected = suite::nqueens::messages(p);
   suite::check(delivered == expected, "the actors received " + std::to_string(delivered) +
                                           " messages, expected " + std::to_string(expected));
   // The search is nearly all the time: a time per message would mean little.

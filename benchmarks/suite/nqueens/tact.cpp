@@ -17,7 +17,8 @@
 //   1 first item + 2 items (to the master and on to a worker)
 //   + (items + 1) Done + solutions Result + 2 workers (Stop and its
 //   acknowledgement),
-// where items, the valid boards of depth 1..threshold, is counted in main.
+// where items, the valid boards of depth 1..threshold, is counted in main
+// (params.hpp).
 //
 // Parameters (full / --quick):
 //   --n          board size (13 / 11). Savina's default is 12; the CAF
@@ -44,6 +45,7 @@
 #include <tact/tact.hpp>
 
 #include "board.hpp"
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -161,30 +163,25 @@ tact::allocation worker::receive(stop_msg&) {
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto n = o.param("n", 13, 11);
-  const auto workers = o.param("workers", 20, 20);
-  const auto threshold = o.param("threshold", 4, 4);
-  suite::check(n >= 1 && n <= nqueens::max_size && workers >= 1 && threshold >= 1,
-               "--n must be 1..20, --workers and --threshold at least 1");
-  const int size = static_cast<int>(n);
+  const suite::nqueens::params p = suite::nqueens::read(o);
+  const int size = static_cast<int>(p.n);
 
   tact::actor_system system{{.workers = o.threads()}};
   std::unique_ptr<master> boss;
   std::vector<std::unique_ptr<worker>> crew;
   const double secs = suite::seconds([&] {
-    boss = std::make_unique<master>(system, workers);
-    for (std::int64_t i = 0; i < workers; ++i)
-      crew.push_back(std::make_unique<worker>(system, *boss, size, static_cast<int>(threshold)));
+    boss = std::make_unique<master>(system, p.workers);
+    for (std::int64_t i = 0; i < p.workers; ++i)
+      crew.push_back(std::make_unique<worker>(system, *boss, size, static_cast<int>(p.threshold)));
     boss->start(crew);
     system.await_quiescence();
   });
 
-  const std::int64_t expected_solutions = nqueens::solutions[static_cast<std::size_t>(size - 1)];
+  const std::int64_t expected_solutions = suite::nqueens::solutions(p);
   suite::check(boss->solutions() == expected_solutions, std::to_string(boss->solutions()) +
                                                             " solutions found, expected " +
                                                             std::to_string(expected_solutions));
-  const std::int64_t items =
-      nqueens::valid_prefixes(nqueens::board{}, size, std::min(size, static_cast<int>(threshold)));
+  const std::int64_t items = suite::nqueens::items(p);
   suite::check(boss->items() == items, std::to_string(boss->items()) +
                                            " work items made, expected " + std::to_string(items));
   std::uint64_t delivered = boss->received();
@@ -193,8 +190,7 @@ int main(int argc, char** argv) {
     suite::check(c->finished(), "a worker did not stop");
     delivered += c->received();
   }
-  const auto expected =
-      static_cast<std::uint64_t>(1 + 2 * items + (items + 1) + expected_solutions + 2 * workers);
+  const std::uint64_t expected = suite::nqueens::messages(p);
   suite::check(delivered == expected, "the actors received " + std::to_string(delivered) +
                                           " messages, expected " + std::to_string(expected));
   suite::check(system.stats().total.messages_processed == delivered,

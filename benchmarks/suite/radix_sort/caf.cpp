@@ -8,17 +8,14 @@
 
 #include <caf/all.hpp>
 
+#include "params.hpp"
 #include "savina.hpp"
 #include "suite.hpp"
 
 namespace {
 
-constexpr std::int64_t seed = 2048;
-
-std::int64_t draw(suite::savina::pseudo_random& random, std::int64_t max_value) {
-  const std::int64_t v = random.next_long();
-  return (v < 0 ? -v : v) % max_value;
-}
+using suite::radix_sort::draw;
+using suite::radix_sort::seed;
 
 using start_atom = caf::atom_constant<caf::atom("start")>;
 using value_atom = caf::atom_constant<caf::atom("value")>;
@@ -75,36 +72,30 @@ caf::behavior source(caf::event_based_actor* self, std::size_t values, std::int6
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto values = o.param("values", 100'000, 5'000);
-  const auto max_value = o.param("max_value", std::int64_t{1} << 60, std::int64_t{1} << 60);
-  suite::check(values >= 1 && max_value >= 2 && (max_value & (max_value - 1)) == 0,
-               "--values must be at least 1, --max_value a power of two of at least 2");
-  const auto n = static_cast<std::size_t>(values);
+  const suite::radix_sort::params p = suite::radix_sort::read(o);
+  const auto n = static_cast<std::size_t>(p.values);
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));
   caf::actor_system system{cfg};
   std::vector<std::int64_t> seen;
   std::size_t stage_count = 0;
-  for (std::int64_t radix = max_value / 2; radix > 0; radix /= 2) ++stage_count;
+  for (std::int64_t radix = p.max_value / 2; radix > 0; radix /= 2) ++stage_count;
   std::vector<std::uint64_t> received(stage_count);
   const double secs = suite::seconds([&] {
     caf::actor next = system.spawn(validator, n, &seen);
     std::size_t i = 0;
-    for (std::int64_t radix = max_value / 2; radix > 0; radix /= 2)
+    for (std::int64_t radix = p.max_value / 2; radix > 0; radix /= 2)
       next = system.spawn(sort_stage, n, radix, next, &received[i++]);
-    caf::anon_send(system.spawn(source, n, std::int64_t{max_value}, next), start_atom::value);
+    caf::anon_send(system.spawn(source, n, std::int64_t{p.max_value}, next), start_atom::value);
     system.await_all_actors_done();
   });
 
-  std::vector<std::int64_t> expected(n);
-  suite::savina::pseudo_random replay{seed};
-  for (auto& v : expected) v = draw(replay, max_value);
-  std::sort(expected.begin(), expected.end());
+  const std::vector<std::int64_t> expected = suite::radix_sort::expected_values(p);
   suite::check(seen == expected, "the validator did not receive the values sorted");
   std::uint64_t delivered = 1 + seen.size();
   for (const auto r : received) delivered += r;
-  const std::uint64_t expected_messages = 1 + n * (stage_count + 1);
+  const std::uint64_t expected_messages = suite::radix_sort::messages(p, stage_count);
   suite::check(delivered == expected_messages, "the actors received " + std::to_string(delivered) +
                                                    " messages, expected " +
                                                    std::to_string(expected_messages));

@@ -32,18 +32,15 @@
 
 #include <tact/tact.hpp>
 
+#include "params.hpp"
 #include "savina.hpp"
 #include "suite.hpp"
 
 namespace {
 
-constexpr std::int64_t seed = 2048;
-
 // IntSourceActor's draw.
-std::int64_t draw(suite::savina::pseudo_random& random, std::int64_t max_value) {
-  const std::int64_t v = random.next_long();
-  return (v < 0 ? -v : v) % max_value;
-}
+using suite::radix_sort::draw;
+using suite::radix_sort::seed;
 
 struct value_msg : tact::message {
   std::int64_t value = 0;
@@ -132,11 +129,8 @@ class source final : public tact::actor {
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto values = o.param("values", 100'000, 5'000);
-  const auto max_value = o.param("max_value", std::int64_t{1} << 60, std::int64_t{1} << 60);
-  suite::check(values >= 1 && max_value >= 2 && (max_value & (max_value - 1)) == 0,
-               "--values must be at least 1, --max_value a power of two of at least 2");
-  const auto n = static_cast<std::size_t>(values);
+  const suite::radix_sort::params p = suite::radix_sort::read(o);
+  const auto n = static_cast<std::size_t>(p.values);
 
   tact::actor_system system{{.workers = o.threads()}};
   std::unique_ptr<validator> end;
@@ -145,19 +139,16 @@ int main(int argc, char** argv) {
   start_msg start;
   const double secs = suite::seconds([&] {
     end = std::make_unique<validator>(system, n);
-    for (std::int64_t radix = max_value / 2; radix > 0; radix /= 2)
+    for (std::int64_t radix = p.max_value / 2; radix > 0; radix /= 2)
       stages.push_back(std::make_unique<sort_stage>(system, n, radix,
                                                     stages.empty() ? nullptr : stages.back().get(),
                                                     stages.empty() ? end.get() : nullptr));
-    feed = std::make_unique<source>(system, n, max_value, *stages.back());
+    feed = std::make_unique<source>(system, n, p.max_value, *stages.back());
     *feed | start;
     system.await_quiescence();
   });
 
-  std::vector<std::int64_t> expected(n);
-  suite::savina::pseudo_random replay{seed};
-  for (auto& v : expected) v = draw(replay, max_value);
-  std::sort(expected.begin(), expected.end());
+  const std::vector<std::int64_t> expected = suite::radix_sort::expected_values(p);
   suite::check(end->finished() && end->seen() == expected,
                "the validator did not receive the values sorted");
   std::uint64_t delivered = 1 + end->seen().size();
@@ -165,7 +156,7 @@ int main(int argc, char** argv) {
     suite::check(s->finished(), "a stage did not finish");
     delivered += s->received();
   }
-  const std::uint64_t expected_messages = 1 + n * (stages.size() + 1);
+  const std::uint64_t expected_messages = suite::radix_sort::messages(p, stages.size());
   suite::check(delivered == expected_messages, "the actors received " + std::to_string(delivered) +
                                                    " messages, expected " +
                                                    std::to_string(expected_messages));

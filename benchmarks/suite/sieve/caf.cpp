@@ -9,6 +9,7 @@
 #include <caf/all.hpp>
 
 #include "expect.hpp"
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -76,22 +77,20 @@ using suite::sieve::expectation;
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto limit = o.param("limit", 300'000, 80'000);
-  const auto per_filter = o.param("primes_per_filter", 1'000, 1'000);
-  suite::check(limit >= 3 && per_filter >= 1,
-               "--limit must be at least 3, --primes_per_filter at least 1");
+  const suite::sieve::params p = suite::sieve::read(o);
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));
   caf::actor_system system{cfg};
   tally out;
   const double secs = suite::seconds([&] {
-    auto first = system.spawn(filter, std::int64_t{2}, static_cast<std::size_t>(per_filter), &out);
-    caf::anon_send(system.spawn(producer, std::int64_t{limit}, first), start_atom::value);
+    auto first =
+        system.spawn(filter, std::int64_t{2}, static_cast<std::size_t>(p.primes_per_filter), &out);
+    caf::anon_send(system.spawn(producer, std::int64_t{p.limit}, first), start_atom::value);
     system.await_all_actors_done();
   });
 
-  const expectation e = expect(limit, per_filter);
+  const expectation e = expect(p.limit, p.primes_per_filter);
   suite::check(out.primes == e.primes, "the filters hold " + std::to_string(out.primes) +
                                            " primes, expected " + std::to_string(e.primes));
   const std::uint64_t delivered = 1 + out.received;

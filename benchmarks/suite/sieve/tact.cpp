@@ -40,6 +40,7 @@
 #include <tact/tact.hpp>
 
 #include "expect.hpp"
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -125,23 +126,20 @@ using suite::sieve::expectation;
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto limit = o.param("limit", 300'000, 80'000);
-  const auto per_filter = o.param("primes_per_filter", 1'000, 1'000);
-  suite::check(limit >= 3 && per_filter >= 1,
-               "--limit must be at least 3, --primes_per_filter at least 1");
+  const suite::sieve::params p = suite::sieve::read(o);
 
   tact::actor_system system{{.workers = o.threads()}};
   tally out;
   std::unique_ptr<producer> feed;
   start_msg start;
   const double secs = suite::seconds([&] {
-    filter& first = system.spawn<filter>(2, static_cast<std::size_t>(per_filter), out);
-    feed = std::make_unique<producer>(system, limit, first);
+    filter& first = system.spawn<filter>(2, static_cast<std::size_t>(p.primes_per_filter), out);
+    feed = std::make_unique<producer>(system, p.limit, first);
     *feed | start;
     system.await_quiescence();
   });
 
-  const expectation e = expect(limit, per_filter);
+  const expectation e = expect(p.limit, p.primes_per_filter);
   suite::check(feed->finished(), "the producer did not finish");
   suite::check(out.primes == e.primes, "the filters hold " + std::to_string(out.primes) +
                                            " primes, expected " + std::to_string(e.primes));

@@ -7,6 +7,7 @@
 
 #include <caf/all.hpp>
 
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -48,27 +49,25 @@ caf::behavior ring_actor(caf::stateful_actor<ring_state>* self, std::int64_t act
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto actors = o.param("actors", 1'200, 100);
-  const auto pings = o.param("pings", 5'000'000, 200'000);
-  suite::check(actors >= 1 && pings >= 0, "--actors must be at least 1, --pings not negative");
+  const suite::thread_ring::params p = suite::thread_ring::read(o);
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));
   caf::actor_system system{cfg};
-  std::vector<std::uint64_t> received(static_cast<std::size_t>(actors));
+  std::vector<std::uint64_t> received(static_cast<std::size_t>(p.actors));
   const double secs = suite::seconds([&] {
     std::vector<caf::actor> ring;
     ring.reserve(received.size());
-    for (auto& r : received) ring.push_back(system.spawn(ring_actor, actors, &r));
+    for (auto& r : received) ring.push_back(system.spawn(ring_actor, p.actors, &r));
     for (std::size_t i = 0; i < ring.size(); ++i)
       caf::anon_send(ring[i], data_atom::value, ring[(i + 1) % ring.size()]);
-    caf::anon_send(ring[0], ping_atom::value, std::int64_t{pings});
+    caf::anon_send(ring[0], ping_atom::value, std::int64_t{p.pings});
     system.await_all_actors_done();
   });
 
   std::uint64_t delivered = 0;
   for (const auto r : received) delivered += r;
-  const auto expected = static_cast<std::uint64_t>(pings + 1 + 2 * actors);
+  const std::uint64_t expected = suite::thread_ring::messages(p);
   suite::check(delivered == expected, "the ring received " + std::to_string(delivered) +
                                           " messages, expected " + std::to_string(expected));
   suite::report(o, "thread_ring", "caf", secs, delivered);

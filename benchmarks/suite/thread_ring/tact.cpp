@@ -34,6 +34,7 @@
 
 #include <tact/tact.hpp>
 
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -95,24 +96,22 @@ class ring_actor final : public tact::actor {
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto actors = o.param("actors", 1'200, 100);
-  const auto pings = o.param("pings", 5'000'000, 200'000);
-  suite::check(actors >= 1 && pings >= 0, "--actors must be at least 1, --pings not negative");
+  const suite::thread_ring::params p = suite::thread_ring::read(o);
 
   tact::actor_system system{{.workers = o.threads()}};
   std::vector<std::unique_ptr<ring_actor>> ring;
-  std::vector<data_msg> data(static_cast<std::size_t>(actors));
+  std::vector<data_msg> data(static_cast<std::size_t>(p.actors));
   ping_token ping;
   exit_token exit;
   const double secs = suite::seconds([&] {
     ring.reserve(data.size());
     for (std::size_t i = 0; i < data.size(); ++i)
-      ring.push_back(std::make_unique<ring_actor>(system, exit, actors));
+      ring.push_back(std::make_unique<ring_actor>(system, exit, p.actors));
     for (std::size_t i = 0; i < ring.size(); ++i) {
       data[i].next = ring[(i + 1) % ring.size()].get();
       *ring[i] | data[i];
     }
-    ping.pings_left = pings;
+    ping.pings_left = p.pings;
     *ring[0] | ping;
     system.await_quiescence();
   });
@@ -122,7 +121,7 @@ int main(int argc, char** argv) {
     suite::check(a->finished(), "an actor of the ring did not exit");
     delivered += a->received();
   }
-  const auto expected = static_cast<std::uint64_t>(pings + 1 + 2 * actors);
+  const std::uint64_t expected = suite::thread_ring::messages(p);
   suite::check(ping.pings_left == 0 && exit.exits_left == 0, "a token stopped early");
   suite::check(delivered == expected, "the ring received " + std::to_string(delivered) +
                                           " messages, expected " + std::to_string(expected));

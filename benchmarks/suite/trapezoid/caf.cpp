@@ -9,6 +9,7 @@
 #include <caf/all.hpp>
 
 #include "integrand.hpp"
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -85,17 +86,15 @@ caf::behavior master_actor(caf::stateful_actor<master_state>* self, std::size_t 
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto pieces = o.param("pieces", 10'000'000, 1'500'000);
-  const auto workers = o.param("workers", 100, 100);
-  suite::check(pieces >= 1 && workers >= 1, "--pieces and --workers must be at least 1");
-  const auto w = static_cast<std::size_t>(workers);
+  const suite::trapezoid::params p = suite::trapezoid::read(o);
+  const auto w = static_cast<std::size_t>(p.workers);
 
   caf::actor_system_config cfg;
   cfg.set("scheduler.max-threads", static_cast<std::size_t>(o.threads()));
   caf::actor_system system{cfg};
   outcome out;
   const double secs = suite::seconds([&] {
-    auto boss = system.spawn(master_actor, w, std::int64_t{pieces}, &out);
+    auto boss = system.spawn(master_actor, w, std::int64_t{p.pieces}, &out);
     caf::anon_send(boss, start_atom::value);
     system.await_all_actors_done();
   });

@@ -33,6 +33,7 @@
 #include <tact/tact.hpp>
 
 #include "integrand.hpp"
+#include "params.hpp"
 #include "suite.hpp"
 
 namespace {
@@ -123,17 +124,15 @@ tact::allocation worker::receive(work_msg& w) {
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
-  const auto pieces = o.param("pieces", 10'000'000, 1'500'000);
-  const auto workers = o.param("workers", 100, 100);
-  suite::check(pieces >= 1 && workers >= 1, "--pieces and --workers must be at least 1");
-  const auto w = static_cast<std::size_t>(workers);
+  const suite::trapezoid::params p = suite::trapezoid::read(o);
+  const auto w = static_cast<std::size_t>(p.workers);
 
   tact::actor_system system{{.workers = o.threads()}};
   std::unique_ptr<master> boss;
   std::vector<std::unique_ptr<worker>> crew;
   start_msg start;
   const double secs = suite::seconds([&] {
-    boss = std::make_unique<master>(system, pieces);
+    boss = std::make_unique<master>(system, p.pieces);
     crew.reserve(w);
     for (std::size_t i = 0; i < w; ++i) crew.push_back(std::make_unique<worker>(system, *boss, i));
     boss->direct(crew);
