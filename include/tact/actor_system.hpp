@@ -15,6 +15,7 @@ namespace tact {
 namespace detail {
 class executor;
 class timer_service;
+struct step_plan;
 executor& executor_of(actor_system& system) noexcept;
 timer_service& timers_of(actor_system& system) noexcept;
 
@@ -86,6 +87,10 @@ class TACT_API actor_system {
   // thread will create actors or send again. Idempotent; not from a
   // behaviour (std::logic_error).
   void stop();
+
+ protected:
+  // A system on the deterministic executor (see testing::deterministic_system).
+  actor_system(const system_config& config, const detail::step_plan& plan);
 
  private:
   friend class actor;

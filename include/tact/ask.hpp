@@ -185,7 +185,7 @@ ask_result<typename std::remove_cvref_t<M>::reply_type> ask(A& receiver, M&& msg
   using reply = typename message_type::reply_type;
   detail::executor& ex = detail::actor_access::executor_of(receiver);
   detail::refuse_ask_that_cannot_wait();
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto deadline = detail::ask_deadline(ex, timeout);
   auto slot = std::make_shared<detail::reply_slot<reply>>();
   auto* m = new message_type(std::forward<M>(msg));
   // The caller's message went as this copy: it was sent.

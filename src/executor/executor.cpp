@@ -77,7 +77,8 @@ std::uint32_t first_slot(std::uint32_t worker, std::uint32_t workers, std::uint3
 }  // namespace
 
 executor::executor(const system_config& config, actor_system& owner,
-                   const std::function<placement(std::uint32_t workers)>& place)
+                   const std::function<placement(std::uint32_t workers)>& place,
+                   const step_plan* plan)
     : config_{validated(config)},
       owner_{owner},
       worker_count_{resolve_workers(config)},
@@ -111,8 +112,13 @@ executor::executor(const system_config& config, actor_system& owner,
       const std::uint32_t last = first_slot(w + 1, worker_count_, queue_count_);
       placement_.place_memory(w, &queues_[first], (last - first) * sizeof(queues_[0]));
     }
+  if (plan != nullptr) {
+    if (worker_count_ != 1)
+      throw std::invalid_argument{"tact: a deterministic executor has one worker"};
+    stepper_ = std::make_unique<stepper>(*this, workers_[0], *plan);
+  }
   threads_.reserve(worker_count_);
-  try {
+  if (!stepper_) try {
     for (std::uint32_t w = 0; w < worker_count_; ++w)
       threads_.emplace_back([this, w] {
         start_worker(w);
@@ -221,7 +227,7 @@ void executor::count_dead_letter() noexcept {
 }
 
 worker* executor::take_guest() noexcept {
-  if (this_thread_worker != nullptr) return nullptr;
+  if (this_thread_worker != nullptr || stepper_) return nullptr;
   // Counted before stopping is read, and stop() sets stopping before it
   // waits for the count to drop (both sequentially consistent): either we
   // see it stopping, or it waits for us.
@@ -252,6 +258,10 @@ void executor::release_guest(worker* guest) noexcept {
 }
 
 worker& executor::take_sponsor(void (*notify)(void*) noexcept, void* context) {
+  if (stepper_)
+    throw std::logic_error{
+        "tact: sponsors run actors on threads of their own, which a deterministic system does not "
+        "have"};
   for (std::uint32_t k = 0; k < defaults::sponsors; ++k)
     if (!sponsor_taken_[k].load(std::memory_order_relaxed) &&
         !sponsor_taken_[k].exchange(true, std::memory_order_acquire)) {
@@ -384,6 +394,11 @@ void executor::refuse_from_worker(const char* what) const {
 
 void executor::await_quiescence() {
   refuse_from_worker("await_quiescence()");
+  if (stepper_) {
+    while (stepper_->run_one()) {
+    }
+    return;
+  }
   while (!stopped()) {
     // Epoch first: if the last worker parks after our check, the epoch has
     // moved and the wait returns at once.
@@ -416,19 +431,30 @@ std::uint64_t executor::live_actors() const noexcept {
 
 void executor::wait_until_finished() {
   bool reported = false;
+  const auto report_idle = [&](std::uint64_t live, const char* what) {
+    report(diagnostic_kind::idle_with_live_actors,
+           "stop() " + std::string{what} + std::to_string(live) +
+               " actor(s) that have not finished, but no message is queued or running, so "
+               "only a send from another thread can finish them; send them finished_msg or "
+               "delete_msg (or return Finished or Delete)");
+    reported = true;
+  };
+  if (stepper_) {
+    // Nobody else can send: run what is queued, and leave the actors that
+    // are still alive then to their owner (timers do not keep a system
+    // alive, here as with threads).
+    while (stepper_->run_one()) {
+    }
+    if (const std::uint64_t live = live_actors(); live > 0) report_idle(live, "leaves ");
+    return;
+  }
   for (;;) {
     const std::uint32_t epoch = quiescent_epoch_.load(std::memory_order_acquire);
     if (quiescent()) {
       const std::uint64_t live = live_actors();
       if (live == 0) return;
-      if (!reported && promised_posts_.load(std::memory_order_relaxed) == 0) {
-        report(diagnostic_kind::idle_with_live_actors,
-               "stop() is waiting for " + std::to_string(live) +
-                   " actor(s) that have not finished, but no message is queued or running, so "
-                   "only a send from another thread can finish them; send them finished_msg or "
-                   "delete_msg (or return Finished or Delete)");
-        reported = true;
-      }
+      if (!reported && promised_posts_.load(std::memory_order_relaxed) == 0)
+        report_idle(live, "is waiting for ");
     }
     // Returns once the system has been busy and is quiescent again.
     await_epoch_change(epoch);

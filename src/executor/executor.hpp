@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -17,6 +18,7 @@
 
 #include "executor/epochs.hpp"
 #include "executor/placement.hpp"
+#include "executor/stepper.hpp"
 #include "executor/worker.hpp"
 #include "mailbox/work_queue.hpp"
 #include "support/fixed_array.hpp"
@@ -42,9 +44,13 @@ TACT_API executor& executor_of(actor_system& system) noexcept;
 class executor {
  public:
   // Validates the configuration (std::invalid_argument) and starts workers,
-  // placed as `place(worker count)` says (by default: anywhere).
+  // placed as `place(worker count)` says (by default: anywhere). With a
+  // `plan`, starts no thread: the one worker runs on whichever thread
+  // drives stepping() (the deterministic executor; config.workers must be
+  // 1).
   executor(const system_config& config, actor_system& owner,
-           const std::function<placement(std::uint32_t workers)>& place = {});
+           const std::function<placement(std::uint32_t workers)>& place = {},
+           const step_plan* plan = nullptr);
   ~executor();
   executor(const executor&) = delete;
   executor& operator=(const executor&) = delete;
@@ -62,6 +68,8 @@ class executor {
     return config_.steal != steal_policy::none && worker_count_ > 1;
   }
   system_stats stats() const;
+  // The deterministic executor's driver, or nullptr for a threaded one.
+  stepper* stepping() const noexcept { return stepper_.get(); }
 
   // The worker of this executor running on the calling thread, or nullptr.
   worker* this_worker() const noexcept {
@@ -260,6 +268,7 @@ class executor {
   std::atomic<bool> stopping_{false};
   std::atomic<bool> stopped_{false};
   std::mutex stop_mutex_;
+  std::unique_ptr<stepper> stepper_;
 };
 
 }  // namespace tact::detail

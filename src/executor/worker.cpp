@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <utility>
 
 #include <tact/defaults.hpp>
 
@@ -343,6 +344,36 @@ bool worker::help() {
     owner_.on_guest_idle();
   }
   return worked;
+}
+
+bool worker::step(work_queue& q) {
+  // What a nested step interrupts: the step of another queue, whose
+  // behaviour is waiting (see stepper).
+  worker* const outer_worker = std::exchange(this_thread_worker, this);
+  work_queue* const outer = std::exchange(current_, &q);
+  const std::uint32_t outer_index = std::exchange(current_index_, owner_.index_of(q));
+  const std::uint32_t outer_budget = std::exchange(budget_, local_batch_);
+  void* const outer_target = running_target_;
+  copy_queue& batch = q.batch();
+  const envelope next = batch.front();
+  batch.drop_front();
+  running_target_ = next.target;
+  next.run(next.target, next.message);
+  const std::uint32_t appended = local_batch_ - budget_;
+  counters.local_sends.add(appended);
+  counters.messages_sent.add(appended);
+  counters.messages_processed.add();
+  current_ = outer;
+  current_index_ = outer_index;
+  budget_ = outer_budget;
+  running_target_ = outer_target;
+  this_thread_worker = outer_worker;
+  if (!batch.empty()) return false;
+  // Unpinned only by the outermost step: an interrupted one may still
+  // hold what it read under the pin.
+  if (outer == nullptr && owner_.reclamation().pinned(index_)) owner_.reclamation().unpin(index_);
+  q.finish();
+  return true;
 }
 
 std::uint32_t worker::next_own_queue() noexcept {

@@ -1,11 +1,14 @@
 #include <stdexcept>
 #include <thread>
 
+#include <tact/actor_system.hpp>
 #include <tact/detail/reply_slot.hpp>
 #include <tact/detail/tx_core.hpp>
 
 #include "executor/executor.hpp"
+#include "executor/stepper.hpp"
 #include "executor/worker.hpp"
+#include "helpers/timer_service.hpp"
 #include "support/futex.hpp"
 
 // Waiting for a reply (xTActors, ASK), by whoever asks:
@@ -134,7 +137,32 @@ reply_base::state await_helping(executor& ex, reply_base& slot,
   }
 }
 
+// On a deterministic executor, by whoever asks (the driving thread, or a
+// behaviour in a step): runs steps until the answer; when none is left,
+// time moves to the next timer due before the deadline (which may answer),
+// or to the deadline. One thread: nothing can settle the slot meanwhile.
+reply_base::state await_stepping(stepper& steps, timer_service& timers, reply_base& slot,
+                                 std::chrono::steady_clock::time_point deadline) {
+  std::atomic<std::uint32_t>& state = reply_access::state(slot);
+  for (;;) {
+    std::uint32_t seen = state.load(std::memory_order_acquire);
+    if (seen != reply_base::pending) return static_cast<reply_base::state>(seen);
+    if (steps.run_one()) continue;
+    if (const auto due = timers.next_due(); due && *due <= deadline) {
+      timers.advance_to(*due);
+      continue;
+    }
+    timers.advance_to(deadline);
+    if (state.compare_exchange_strong(seen, reply_base::abandoned, std::memory_order_acquire))
+      return reply_base::abandoned;
+  }
+}
+
 }  // namespace
+
+std::chrono::steady_clock::time_point ask_deadline(executor& ex, std::chrono::nanoseconds timeout) {
+  return timers_of(ex.owner()).now() + timeout;
+}
 
 void reply_base::settle(state outcome) noexcept {
   // A suspended asker's worker is woken before the outcome is published:
@@ -164,6 +192,8 @@ void refuse_ask_that_cannot_wait() {
 
 reply_base::state await_reply(executor& ex, reply_base& slot,
                               std::chrono::steady_clock::time_point deadline) {
+  if (stepper* steps = ex.stepping())
+    return await_stepping(*steps, timers_of(ex.owner()), slot, deadline);
   if (worker* self = this_thread_worker; self != nullptr && self->can_suspend())
     return await_suspended(*self, slot, deadline);
   return await_helping(ex, slot, deadline);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -18,9 +19,13 @@ class executor;
 // through two lock-free inboxes (timers to start, timers cancelled while in
 // its heap) and a futex bell; the heap itself belongs to the thread alone.
 // The thread starts with the first timer; an idle facility uses no CPU.
+//
+// On a deterministic executor there is no thread and the clock is
+// virtual: it stands still until advance_to() moves it, which fires the
+// timers due on the way, on the calling thread.
 class timer_service {
  public:
-  explicit timer_service(executor& ex) noexcept : ex_{ex} {}
+  explicit timer_service(executor& ex) noexcept;
   // shutdown() must have run.
   ~timer_service();
   timer_service(const timer_service&) = delete;
@@ -43,6 +48,19 @@ class timer_service {
   // envelope may still be queued. Idempotent.
   void shutdown() noexcept;
 
+  // The time timers are due against: the steady clock, or the virtual one.
+  std::chrono::steady_clock::time_point now() const noexcept {
+    return virtual_ ? virtual_now_ : std::chrono::steady_clock::now();
+  }
+  // ---- virtual time only, on the thread driving the executor ----
+  // The earliest due time of a pending timer.
+  std::optional<std::chrono::steady_clock::time_point> next_due() noexcept;
+  // Timers pending.
+  std::size_t pending() noexcept;
+  // Moves the clock to `to` (never back), firing the timers due up to
+  // then in due order, each at its own due time.
+  void advance_to(std::chrono::steady_clock::time_point to) noexcept;
+
  private:
   static constexpr std::size_t not_in_heap = static_cast<std::size_t>(-1);
 
@@ -63,6 +81,8 @@ class timer_service {
   void erase(timer_record* r) noexcept;
 
   executor& ex_;
+  const bool virtual_;
+  std::chrono::steady_clock::time_point virtual_now_{};
   std::atomic<timer_record*> starts_{nullptr};
   std::atomic<timer_record*> cancels_{nullptr};
   // Rung when an inbox goes from empty to not; the thread sleeps on it.

@@ -94,7 +94,7 @@ void arm(timer_record* r, std::chrono::nanoseconds delay) {
   (void)registered;
   timer_service& service = timer_record_access::service(*r);
   service.ensure_thread();
-  timer_record_access::set_due(*r, std::chrono::steady_clock::now() + delay);
+  timer_record_access::set_due(*r, service.now() + delay);
   // Promised before the timer can be seen anywhere, so a stop() that finds
   // the system idle right after this call knows a send is coming.
   service.owner().promise_posts(1);
@@ -144,6 +144,8 @@ bool active(const timer_record* r) noexcept {
 
 // ---- the service ----
 
+timer_service::timer_service(executor& ex) noexcept : ex_{ex}, virtual_{ex.stepping() != nullptr} {}
+
 timer_service::~timer_service() {
   shutdown();
   // Starts that raced shutdown (a program sending while it stops).
@@ -167,7 +169,7 @@ void timer_service::push(std::atomic<timer_record*>& inbox, timer_record* timer_
 }
 
 void timer_service::ensure_thread() {
-  if (started_.load(std::memory_order_acquire)) return;
+  if (virtual_ || started_.load(std::memory_order_acquire)) return;
   std::lock_guard guard{start_mutex_};
   if (closed_ || thread_.joinable()) return;
   thread_ = std::thread{[this] { run(); }};
@@ -299,6 +301,32 @@ void timer_service::run() noexcept {
     else
       futex_wait_for(bell_, rung, heap_.front()->due_ - now);
   }
+}
+
+std::optional<std::chrono::steady_clock::time_point> timer_service::next_due() noexcept {
+  take_starts();
+  take_cancels();
+  if (heap_.empty()) return std::nullopt;
+  return heap_.front()->due_;
+}
+
+std::size_t timer_service::pending() noexcept {
+  take_starts();
+  take_cancels();
+  return heap_.size();
+}
+
+void timer_service::advance_to(std::chrono::steady_clock::time_point to) noexcept {
+  for (;;) {
+    take_starts();
+    take_cancels();
+    if (heap_.empty() || heap_.front()->due_ > to) break;
+    timer_record* r = heap_.front();
+    virtual_now_ = std::max(virtual_now_, r->due_);
+    erase(r);
+    expire(r, virtual_now_);
+  }
+  virtual_now_ = std::max(virtual_now_, to);
 }
 
 // ---- the heap ----

@@ -50,6 +50,8 @@ class copy_queue {
   // The same in two steps, for a reader that copies the words itself.
   const envelope& front() const noexcept { return data_[head_]; }
   void drop_front() noexcept { ++head_; }
+  // The `i`th envelope from the front, for inspection; i < size().
+  const envelope& at(std::uint32_t i) const noexcept { return data_[head_ + i]; }
 
   // Precondition: empty(). Rewinds for the next batch and applies the
   // reclamation rule to what this batch used.

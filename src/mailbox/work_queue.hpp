@@ -77,6 +77,9 @@ class work_queue {
   // The gulped messages: only between a taken gulp and finish(), only by
   // the worker that gulped.
   copy_queue& batch() noexcept { return batch_; }
+  // What senders have appended since the last gulp, for inspection by the
+  // deterministic executor, when no other thread runs (see stepper).
+  const copy_queue& mailbox() const noexcept { return mailbox_; }
 
   // After draining the batch: recycles it and lets the queue be gulped
   // again. Release: the next gulp, on any worker, sees all our effects.

@@ -13,6 +13,10 @@ actor_system::actor_system(system_config config)
       })},
       timers_{std::make_unique<detail::timer_service>(*executor_)} {}
 
+actor_system::actor_system(const system_config& config, const detail::step_plan& plan)
+    : executor_{std::make_unique<detail::executor>(config, *this, nullptr, &plan)},
+      timers_{std::make_unique<detail::timer_service>(*executor_)} {}
+
 actor_system::~actor_system() { stop(); }
 
 std::uint32_t actor_system::workers() const noexcept { return executor_->worker_count(); }

@@ -107,12 +107,20 @@ class reply_slot final : public reply_base {
   std::optional<T> value_;
 };
 
+// `timeout` from now on `ex`'s clock: the steady clock, or the virtual
+// clock of a deterministic system.
+TACT_API std::chrono::steady_clock::time_point ask_deadline(executor& ex,
+                                                            std::chrono::nanoseconds timeout);
+
 // Waits until `slot` is settled or `deadline` passes (then abandons it and
 // returns abandoned). Inside a behaviour run by a worker (or by a guest, see
 // below), the behaviour is suspended on a fiber and the worker runs other
 // work until the answer comes. From a thread outside the actor world, the
 // thread runs queued work of `ex` meanwhile when a guest worker is free,
 // and sleeps when there is none to run. On a sponsor's thread it sleeps.
+// On a deterministic executor it runs steps, and when none is left moves
+// virtual time to the next timer due before the deadline, or to the
+// deadline.
 TACT_API reply_base::state await_reply(executor& ex, reply_base& slot,
                                        std::chrono::steady_clock::time_point deadline);
 

@@ -37,7 +37,7 @@ ask_result<R> ask(actor_system& system, const actor_ref& to, std::chrono::nanose
                   Args&&... args) {
   detail::executor& ex = detail::executor_of(system);
   detail::refuse_ask_that_cannot_wait();
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto deadline = detail::ask_deadline(ex, timeout);
   auto slot = std::make_shared<detail::reply_slot<R>>();
   // Destroyed with the customer's behaviour, which happens once nobody
   // holds the customer: if no answer came by then, none can.
