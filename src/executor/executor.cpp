@@ -430,31 +430,33 @@ std::uint64_t executor::live_actors() const noexcept {
 }
 
 void executor::wait_until_finished() {
-  bool reported = false;
-  const auto report_idle = [&](std::uint64_t live, const char* what) {
-    report(diagnostic_kind::idle_with_live_actors,
-           "stop() " + std::string{what} + std::to_string(live) +
-               " actor(s) that have not finished, but no message is queued or running, so "
-               "only a send from another thread can finish them; send them finished_msg or "
-               "delete_msg (or return Finished or Delete)");
-    reported = true;
-  };
+  constexpr const char* remedy =
+      "; send them finished_msg or delete_msg (or return Finished or Delete)";
   if (stepper_) {
     // Nobody else can send: run what is queued, and leave the actors that
     // are still alive then to their owner (timers do not keep a system
     // alive, here as with threads).
     while (stepper_->run_one()) {
     }
-    if (const std::uint64_t live = live_actors(); live > 0) report_idle(live, "leaves ");
+    if (const std::uint64_t live = live_actors(); live > 0)
+      report(diagnostic_kind::idle_with_live_actors,
+             "stop() ran every queued message and leaves " + std::to_string(live) +
+                 " actor(s) that have not finished" + remedy);
     return;
   }
+  bool reported = false;
   for (;;) {
     const std::uint32_t epoch = quiescent_epoch_.load(std::memory_order_acquire);
     if (quiescent()) {
       const std::uint64_t live = live_actors();
       if (live == 0) return;
-      if (!reported && promised_posts_.load(std::memory_order_relaxed) == 0)
-        report_idle(live, "is waiting for ");
+      if (!reported && promised_posts_.load(std::memory_order_relaxed) == 0) {
+        report(diagnostic_kind::idle_with_live_actors,
+               "stop() is waiting for " + std::to_string(live) +
+                   " actor(s) that have not finished, but no message is queued or running, so "
+                   "only a send from another thread can finish them" + remedy);
+        reported = true;
+      }
     }
     // Returns once the system has been busy and is quiescent again.
     await_epoch_change(epoch);
