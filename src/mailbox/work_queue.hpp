@@ -162,7 +162,7 @@ class work_queue {
  private:
   // Senders' line.
   spinlock lock_;
-  atomic<std::uint32_t> pending_{0};  // mailbox size, for looks_empty()
+  atomic<std::uint32_t> pending_{0};       // mailbox size, for looks_empty()
   worker* waiter_ = nullptr;               // guarded by lock_
   worker* holder_ = nullptr;               // guarded by lock_
   copy_queue mailbox_;                     // guarded by lock_

@@ -46,6 +46,7 @@
 #include <new>
 #include <optional>
 #include <source_location>
+#include <string_view>
 #include <thread>
 #include <typeinfo>
 #include <utility>
@@ -72,6 +73,11 @@
 #undef FUTEX_WAKE
 #undef sched_yield
 #undef pthread_yield
+
+// Relacy replaces operator new and delete; the sized deletes that library
+// templates call must reach its delete too.
+inline void operator delete(void* p, std::size_t) noexcept { ::operator delete(p); }
+inline void operator delete[](void* p, std::size_t) noexcept { ::operator delete[](p); }
 #elif defined(TACT_MODEL_SCHEDULE)
 #include <source_location>
 #endif
@@ -85,33 +91,68 @@ inline constexpr bool model_checked = true;
 namespace model {
 
 // A mutant: operations called from a function whose name contains
-// `function` use `order` instead of theirs, clamped to what the operation
+// `function` (or one of its '|'-separated alternatives) use `order`
+// instead of theirs, if that is weaker, clamped to what the operation
 // allows. A model sets it to show that it catches the bug a weaker
 // ordering there would be.
 struct weakening {
   const char* function = nullptr;
   std::memory_order order = std::memory_order_relaxed;
+
+  bool covers(std::string_view name) const noexcept {
+    if (function == nullptr) return false;
+    for (std::string_view rest{function};;) {
+      const std::size_t bar = rest.find('|');
+      if (name.find(rest.substr(0, bar)) != std::string_view::npos) return true;
+      if (bar == std::string_view::npos) return false;
+      rest.remove_prefix(bar + 1);
+    }
+  }
 };
 inline weakening weakened{};
 
 enum class operation { load, store, read_modify_write };
 
+constexpr int strength(std::memory_order order) noexcept {
+  switch (order) {
+    case std::memory_order_relaxed:
+      return 0;
+    case std::memory_order_acq_rel:
+      return 2;
+    case std::memory_order_seq_cst:
+      return 3;
+    default:
+      return 1;
+  }
+}
+
 inline rl::memory_order relacy_order(std::memory_order order, operation op,
                                      const std::source_location& at) noexcept {
-  if (weakened.function != nullptr && std::strstr(at.function_name(), weakened.function)) {
-    order = weakened.order;
-    if (op == operation::load && order == std::memory_order_release) order = std::memory_order_relaxed;
-    if (op == operation::load && order == std::memory_order_acq_rel) order = std::memory_order_acquire;
-    if (op == operation::store && order == std::memory_order_acquire) order = std::memory_order_relaxed;
-    if (op == operation::store && order == std::memory_order_acq_rel) order = std::memory_order_release;
+  if (weakened.covers(at.function_name())) {
+    std::memory_order weaker = weakened.order;
+    if (op == operation::load && weaker == std::memory_order_release)
+      weaker = std::memory_order_relaxed;
+    if (op == operation::load && weaker == std::memory_order_acq_rel)
+      weaker = std::memory_order_acquire;
+    if (op == operation::store && weaker == std::memory_order_acquire)
+      weaker = std::memory_order_relaxed;
+    if (op == operation::store && weaker == std::memory_order_acq_rel)
+      weaker = std::memory_order_release;
+    if (strength(weaker) < strength(order)) order = weaker;
   }
   switch (order) {
-    case std::memory_order_relaxed: return rl::mo_relaxed;
-    case std::memory_order_consume: return rl::mo_consume;
-    case std::memory_order_acquire: return rl::mo_acquire;
-    case std::memory_order_release: return rl::mo_release;
-    case std::memory_order_acq_rel: return rl::mo_acq_rel;
-    case std::memory_order_seq_cst: break;
+    case std::memory_order_relaxed:
+      return rl::mo_relaxed;
+    case std::memory_order_consume:
+      return rl::mo_consume;
+    case std::memory_order_acquire:
+      return rl::mo_acquire;
+    case std::memory_order_release:
+      return rl::mo_release;
+    case std::memory_order_acq_rel:
+      return rl::mo_acq_rel;
+    case std::memory_order_seq_cst:
+      break;
   }
   return rl::mo_seq_cst;
 }
@@ -156,16 +197,14 @@ class atomic {
   bool compare_exchange_strong(T& expected, T desired,
                                std::memory_order order = std::memory_order_seq_cst,
                                location at = location::current()) noexcept {
-    return a_.compare_exchange_strong(expected, desired,
-                                      model::relacy_order(order, op::read_modify_write, at),
-                                      model::info(at));
+    return a_.compare_exchange_strong(
+        expected, desired, model::relacy_order(order, op::read_modify_write, at), model::info(at));
   }
   bool compare_exchange_weak(T& expected, T desired,
                              std::memory_order order = std::memory_order_seq_cst,
                              location at = location::current()) noexcept {
-    return a_.compare_exchange_weak(expected, desired,
-                                    model::relacy_order(order, op::read_modify_write, at),
-                                    model::info(at));
+    return a_.compare_exchange_weak(
+        expected, desired, model::relacy_order(order, op::read_modify_write, at), model::info(at));
   }
   T fetch_add(T value, std::memory_order order = std::memory_order_seq_cst,
               location at = location::current()) noexcept {
@@ -185,7 +224,9 @@ class atomic {
     sleep(old, false, at);
   }
   void wait_timed(T old, location at = location::current()) const noexcept { sleep(old, true, at); }
-  void notify_one(location at = location::current()) noexcept { a_.wake(rl::ctx(), 1, model::info(at)); }
+  void notify_one(location at = location::current()) noexcept {
+    a_.wake(rl::ctx(), 1, model::info(at));
+  }
   void notify_all(location at = location::current()) noexcept {
     a_.wake(rl::ctx(), 1 << 30, model::info(at));
   }
