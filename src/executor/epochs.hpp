@@ -1,9 +1,10 @@
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <vector>
+
+#include <tact/detail/atomic.hpp>
 
 #include "support/fixed_array.hpp"
 #include "support/padded.hpp"
@@ -97,7 +98,7 @@ class epochs {
     free_fn free;
   };
   struct participant {
-    std::atomic<std::uint64_t> announced{idle};
+    atomic<std::uint64_t> announced{idle};
     bool pinned = false;                 // mirror of announced != idle, for its owner
     std::vector<retired_object> limbo;   // in retirement order
     std::size_t collect_at = collect_every;
@@ -109,11 +110,11 @@ class epochs {
   std::uint64_t advance() noexcept;
   void collect_orphans(std::uint64_t now) noexcept;
 
-  std::atomic<std::uint64_t> global_{0};
+  atomic<std::uint64_t> global_{0};
   fixed_array<padded<participant>> participants_;
   std::mutex orphans_mutex_;
   std::vector<retired_object> orphans_;     // guarded by orphans_mutex_
-  std::atomic<bool> have_orphans_{false};   // a hint, read without the lock
+  atomic<bool> have_orphans_{false};        // a hint, read without the lock
 };
 
 }  // namespace tact::detail

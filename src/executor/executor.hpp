@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <tact/config.hpp>
+#include <tact/detail/atomic.hpp>
 #include <tact/detail/envelope.hpp>
 #include <tact/diagnostic.hpp>
 #include <tact/export.hpp>
@@ -191,7 +192,7 @@ class executor {
 
   // The ownership array's slot (the thesis's worker_queues[slot]); null while a
   // thief swaps it (see try_swap).
-  std::atomic<work_queue*>& slot(std::uint32_t slot) noexcept { return ownership_[slot]; }
+  atomic<work_queue*>& slot(std::uint32_t slot) noexcept { return ownership_[slot]; }
   // A worker's own slot, which only it could have nulled: never null.
   work_queue& owned_queue(std::uint32_t slot) noexcept {
     return *ownership_[slot].load(std::memory_order_relaxed);
@@ -245,7 +246,7 @@ class executor {
   const placement placement_;
   std::atomic<bool> unbound_reported_{false};
   fixed_array<padded<work_queue>> queues_;           // master array
-  fixed_array<std::atomic<work_queue*>> ownership_;  // the thesis's worker_queues
+  fixed_array<atomic<work_queue*>> ownership_;       // the thesis's worker_queues
   fixed_array<padded<worker>> workers_;
   // Guests (indices worker_count_ and up), then sponsors' runners (indices
   // 2 * worker_count_ and up), whose queues follow the queue_count_ that

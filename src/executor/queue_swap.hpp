@@ -1,6 +1,6 @@
 #pragma once
 
-#include <atomic>
+#include <tact/detail/atomic.hpp>
 
 namespace tact::detail {
 
@@ -28,7 +28,7 @@ namespace tact::detail {
 // sees the new queue in its slot or is seen as parking by the thief (see
 // worker::park and worker::steal_from).
 template <class Queue>
-bool try_swap(std::atomic<Queue*>& mine, std::atomic<Queue*>& theirs, Queue* wanted) noexcept {
+bool try_swap(atomic<Queue*>& mine, atomic<Queue*>& theirs, Queue* wanted) noexcept {
   // Step 0: our pointer, never null (only we null it). Step 1, the check
   // that the victim's pointer is not null, is the caller's scan: `wanted`.
   Queue* const ours = mine.load(std::memory_order_seq_cst);

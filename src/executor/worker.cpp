@@ -224,7 +224,7 @@ bool worker::steal_from(std::uint32_t victim_index) {
     counters.steal_no_candidate.add();
     return false;
   }
-  std::atomic<work_queue*>& theirs = owner_.slot(*slot);
+  atomic<work_queue*>& theirs = owner_.slot(*slot);
   work_queue* const q = theirs.load(std::memory_order_relaxed);
   const std::uint32_t queued = q != nullptr ? q->queued() : 0;
   if (q == nullptr || !try_swap(owner_.slot(slot_to_give()), theirs, q)) {
@@ -395,7 +395,7 @@ std::uint32_t worker::next_ticket() noexcept {
 // we loaded the slot (who then wakes us: we are parking).
 bool worker::register_as_waiter() noexcept {
   for (std::uint32_t slot = first_slot_; slot < last_slot_; ++slot) {
-    const std::atomic<work_queue*>& mine = owner_.slot(slot);
+    const atomic<work_queue*>& mine = owner_.slot(slot);
     if (!mine.load(std::memory_order_seq_cst)->register_waiter(this, &mine)) return false;
   }
   return true;

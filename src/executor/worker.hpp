@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include <tact/detail/atomic.hpp>
 #include <tact/detail/envelope.hpp>
 
 #include "executor/counters.hpp"
@@ -200,7 +201,7 @@ class worker {
     std::chrono::steady_clock::time_point since{};
   };
   std::vector<victim_progress> progress_;
-  std::atomic<std::uint32_t> state_{running};
+  atomic<std::uint32_t> state_{running};
   void (*notify_)(void*) noexcept = nullptr;
   // Behaviours that wait: the contexts they wait on, their conditions, the
   // queues they hold (see suspension.cpp).

@@ -1,7 +1,6 @@
 #pragma once
 
-#include <atomic>
-#include <thread>
+#include <tact/detail/atomic.hpp>
 
 #include "support/cpu_relax.hpp"
 
@@ -25,11 +24,11 @@ class spinlock {
       if (spins < 128)
         cpu_relax();
       else
-        std::this_thread::yield();
+        yield_thread();
     }
   }
 
-  std::atomic<bool> held_{false};
+  atomic<bool> held_{false};
 };
 
 }  // namespace tact::detail

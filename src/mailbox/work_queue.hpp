@@ -1,9 +1,10 @@
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <utility>
+
+#include <tact/detail/atomic.hpp>
 
 #include "mailbox/copy_queue.hpp"
 #include "mailbox/spinlock.hpp"
@@ -102,7 +103,7 @@ class work_queue {
   // lock the later one is the current owner's: a thief registers only
   // after its swap, and a worker whose lock section follows the thief's
   // (so follows the swap) sees the swap in its slot and is refused.
-  bool register_waiter(worker* w, const std::atomic<work_queue*>* slot) noexcept {
+  bool register_waiter(worker* w, const atomic<work_queue*>* slot) noexcept {
     std::lock_guard guard{lock_};
     if (!mailbox_.empty()) return false;
     if (slot != nullptr && slot->load(std::memory_order_seq_cst) != this) return false;
@@ -164,13 +165,13 @@ class work_queue {
  private:
   // Senders' line.
   spinlock lock_;
-  std::atomic<std::uint32_t> pending_{0};  // mailbox size, for looks_empty()
+  atomic<std::uint32_t> pending_{0};       // mailbox size, for looks_empty()
   worker* waiter_ = nullptr;               // guarded by lock_
   worker* holder_ = nullptr;               // guarded by lock_
   copy_queue mailbox_;                     // guarded by lock_
 
   // The processing worker's line.
-  alignas(64) std::atomic<bool> being_processed_{false};
+  alignas(64) atomic<bool> being_processed_{false};
   copy_queue batch_;  // owned by whoever set being_processed_
 };
 

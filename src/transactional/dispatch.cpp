@@ -3,7 +3,6 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <tact/actor_system.hpp>
@@ -15,8 +14,8 @@
 #include <tact/tx/transaction.hpp>
 
 #include "executor/executor.hpp"
-#include "support/cpu_relax.hpp"
 #include "support/type_name.hpp"
+#include "transactional/behaviour_slot.hpp"
 
 // Transactional delivery (xTActors): run a handler, collecting what it
 // sends and becomes; at its normal exit commit all of it at once (the
@@ -175,32 +174,6 @@ void drop(const envelope& e) noexcept { message_access::destroy(static_cast<mess
 
 void release_behaviour(void* b) noexcept { static_cast<behaviour_base*>(b)->release(); }
 
-behaviour_base* behaviour_in(std::uintptr_t slot) noexcept {
-  return reinterpret_cast<behaviour_base*>(slot & ~cell::committing);
-}
-
-// The actor's behaviour, once no become is being committed. A commit holds
-// the committing bit only while it queues its sends, so waiting is short;
-// and it is what makes a commit look atomic: a message that starts after a
-// commit, or that one of its sends caused, sees the new behaviour, and a
-// retry (which runs against it) sends after the winner's sends.
-[[gnu::noinline]] std::uintptr_t wait_for_commit(const cell& c) noexcept {
-  std::uintptr_t slot = c.slot.load(std::memory_order_seq_cst);
-  for (std::uint32_t spins = 0; slot & cell::committing; ++spins) {
-    if (spins < 64)
-      cpu_relax();
-    else
-      std::this_thread::yield();
-    slot = c.slot.load(std::memory_order_seq_cst);
-  }
-  return slot;
-}
-
-std::uintptr_t settled_slot(const cell& c) noexcept {
-  const std::uintptr_t slot = c.slot.load(std::memory_order_seq_cst);
-  return slot & cell::committing ? wait_for_commit(c) : slot;
-}
-
 // A become of an actor created serialized (cell::exclusive). Its messages
 // all go to its home queue (place() sends them there from its creation on,
 // and nothing clears the flag), which one thread at a time processes
@@ -226,8 +199,7 @@ void commit_exclusive(executor& ex, cell& c, transaction& tx, worker& w, message
     }
   }
   commit_sends(tx, w, handled);
-  c.slot.store(reinterpret_cast<std::uintptr_t>(std::exchange(tx.next, nullptr)),
-               std::memory_order_release);
+  install(c, std::exchange(tx.next, nullptr));
   run_actions(ex, tx);
   running->release();
   w.counters.tx_commits.add();
@@ -328,28 +300,13 @@ void run(void* target, void* msg) noexcept {
       commit_exclusive(ex, c, tx, w, *m, running);
       break;
     }
-    // Claim the slot (behaviour we ran -> same, committing), publish, then
-    // install the new behaviour. Fails if another invocation committed a
+    // Claim the slot, publish the sends, then install the new behaviour
+    // (see behaviour_slot.hpp). Fails if another invocation committed a
     // become since we read the slot, or is committing one now.
-    //
-    // The claim is the unlink: from it on, no dispatch starts running
-    // `running` (settled_slot waits out the bit, then reads the new
-    // behaviour), and a dispatch that read the slot before it did so before
-    // it in the single total order of sequentially consistent operations
-    // the epochs reason in (see epochs.hpp); retire() reads the epoch after
-    // it. So the claim stays seq_cst, and the store that installs the new
-    // behaviour and clears the bit only has to publish that behaviour:
-    // release, paired with the (seq_cst, so acquiring) loads in
-    // settled_slot, which then see it fully built. A message sent by
-    // commit_sends reads the slot after its post, which the claim precedes,
-    // so it sees the bit or the new behaviour, never `running`.
-    std::uintptr_t expected = reinterpret_cast<std::uintptr_t>(running);
-    if (c.slot.compare_exchange_strong(expected, expected | cell::committing,
-                                       std::memory_order_seq_cst)) {
+    if (claim(c, running)) {
       current = nullptr;
       commit_sends(tx, w, *m);
-      c.slot.store(reinterpret_cast<std::uintptr_t>(std::exchange(tx.next, nullptr)),
-                   std::memory_order_release);
+      install(c, std::exchange(tx.next, nullptr));
       // Retired after the actions, which may read `running`'s captures: an
       // action that asks is suspended, and its worker unpinned meanwhile, so
       // a behaviour retired before it could be freed under it.

@@ -1,12 +1,12 @@
 #pragma once
 
 #include <array>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <typeinfo>
 
+#include <tact/detail/atomic.hpp>
 #include <tact/export.hpp>
 
 namespace tact {
@@ -80,7 +80,7 @@ class behaviour_base {
   }
 
  private:
-  std::atomic<std::uint32_t> refs_{1};
+  atomic<std::uint32_t> refs_{1};
 };
 
 // A transactional actor: its identity. Reference counted by actor_refs and
@@ -89,8 +89,8 @@ struct cell {
   // Low bit of `slot`: a become is being committed (see dispatch.cpp).
   static constexpr std::uintptr_t committing = 1;
 
-  std::atomic<std::uint32_t> refs{1};
-  std::atomic<bool> serialized{false};
+  atomic<std::uint32_t> refs{1};
+  atomic<bool> serialized{false};
   // Created serialized (never changes): every message for it has gone to
   // its home queue, so its slot is read and written only by the one thread
   // processing that queue, one message at a time (see dispatch.cpp). An
@@ -103,7 +103,7 @@ struct cell {
   bool told_of_failures = false;
   std::uint32_t home = 0;  // the one queue a serialized actor's messages go to
   executor* ex = nullptr;
-  std::atomic<std::uintptr_t> slot{0};  // behaviour_base*, plus the committing bit
+  atomic<std::uintptr_t> slot{0};  // behaviour_base*, plus the committing bit
 };
 
 inline void retain(cell* c) noexcept { c->refs.fetch_add(1, std::memory_order_relaxed); }
