@@ -55,6 +55,8 @@ void deliver(void* target, void* msg) noexcept {
       report_delivery_to_finished(a, typeid(A), typeid(M));
       return;
     }
+    if (const std::uint32_t running = actor_access::enter(a); running != 0) [[unlikely]]
+      report_overlap(typeid(A), typeid(M), running);
   }
   allocation outcome = allocation::Nodelete;
   try {
@@ -65,6 +67,8 @@ void deliver(void* target, void* msg) noexcept {
       m.behaviour_failed(std::current_exception());
     report_exception(a, typeid(A), typeid(M));
   }
+  // Before the allocation actions, which may free the actor.
+  if constexpr (build::checks) actor_access::leave(a);
   dispose(m);
   if (outcome != allocation::Nodelete) retire(a, outcome);
   if constexpr (build::checks) land(a);
@@ -78,6 +82,10 @@ void deliver_pill(void* target, void*) noexcept {
       report_delivery_to_finished(a, typeid(A), typeid(P));
       return;
     }
+    // A pill is a behaviour too: it must not overlap one.
+    if (const std::uint32_t running = actor_access::enter(a); running != 0) [[unlikely]]
+      report_overlap(typeid(A), typeid(P), running);
+    actor_access::leave(a);
   }
   retire(a, pill_action<P>);
   if constexpr (build::checks) land(a);

@@ -1,3 +1,5 @@
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 
 #include <tact/build_config.hpp>
@@ -78,6 +80,15 @@ void report_exception(actor& a, const std::type_info& actor_type,
       "actor " + type_name(actor_type) + " threw " + describe(error) + " while receiving " +
           type_name(message_type) + "; the message was dropped and the actor carries on",
       error);
+}
+
+void report_overlap(const std::type_info& actor_type, const std::type_info& message_type,
+                    std::uint32_t running) noexcept {
+  std::fprintf(stderr,
+               "tact: bug: actor %s began receiving %s while %u of its behaviours were still "
+               "running; a classic actor must run one message at a time\n",
+               type_name(actor_type).c_str(), type_name(message_type).c_str(), running);
+  std::abort();
 }
 
 void report_send_to_finished(actor& a, const std::type_info& actor_type,
