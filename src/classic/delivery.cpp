@@ -95,6 +95,7 @@ void report_send_to_finished(actor& a, const std::type_info& actor_type,
                              const std::type_info& message_type) noexcept {
   executor& ex = actor_access::executor_of(a);
   ex.count_dead_letter();
+  ex.count_rejected();
   if constexpr (build::checks) {
     ex.report(diagnostic_kind::send_to_finished,
               "a " + type_name(message_type) + " was sent to an actor " + type_name(actor_type) +

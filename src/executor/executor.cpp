@@ -211,6 +211,14 @@ void executor::count_tx_dropped() noexcept {
     self->counters.tx_dropped.add();
   else
     foreign_.tx_dropped.fetch_add(1, std::memory_order_relaxed);
+  count_rejected();
+}
+
+void executor::count_rejected() noexcept {
+  if (worker* self = this_worker())
+    self->counters.messages_rejected.add();
+  else
+    foreign_.rejected.fetch_add(1, std::memory_order_relaxed);
 }
 
 void executor::count_dead_letter() noexcept {
@@ -269,6 +277,7 @@ worker& executor::take_sponsor(void (*notify)(void*) noexcept, void* context) {
 // send reaches its queue or calls the runner's notify meanwhile.
 std::uint32_t executor::release_sponsor(worker& runner) noexcept {
   const std::uint32_t left = queues_[sponsor_queue(runner)].discard(discard_handlers);
+  foreign_.discarded.fetch_add(left, std::memory_order_relaxed);
   runner.set_notify(nullptr, nullptr);
   // Release: the next sponsor in this slot sees the runner as we left it.
   sponsor_taken_[runner.index() - 2 * worker_count_].store(false, std::memory_order_release);
@@ -333,6 +342,8 @@ system_stats executor::stats() const {
   s.total.messages_sent += foreign_.sent.load(std::memory_order_relaxed);
   s.total.dead_letters += foreign_.dead_letters.load(std::memory_order_relaxed);
   s.total.tx_dropped += foreign_.tx_dropped.load(std::memory_order_relaxed);
+  s.total.messages_rejected += foreign_.rejected.load(std::memory_order_relaxed);
+  s.total.messages_discarded += foreign_.discarded.load(std::memory_order_relaxed);
   return s;
 }
 
@@ -456,6 +467,7 @@ void executor::stop(const std::function<void()>& before_join) {
   epochs_.clear();
   std::uint64_t queued = 0;
   for (work_queue& q : queues_) queued += q.discard(discard_handlers);
+  foreign_.discarded.fetch_add(queued, std::memory_order_relaxed);
   const std::uint64_t dead = stats().total.dead_letters;
   if (queued + dead > 0)
     report(diagnostic_kind::messages_unreceived,

@@ -89,6 +89,8 @@ class executor {
   std::uint32_t admit();
   void count_finished() noexcept;
   void count_dead_letter() noexcept;
+  // A send refused before it was queued (see worker_stats::messages_rejected).
+  void count_rejected() noexcept;
 
   // A queue for a message sent from a thread that is not one of our
   // workers, or for an actor that needs a home queue without counting as a
@@ -215,6 +217,8 @@ class executor {
     std::atomic<std::uint64_t> sent{0};
     std::atomic<std::uint64_t> dead_letters{0};
     std::atomic<std::uint64_t> tx_dropped{0};
+    std::atomic<std::uint64_t> rejected{0};
+    std::atomic<std::uint64_t> discarded{0};  // only by stop() and release_sponsor()
     std::atomic<std::uint64_t> unsent_messages{0};
     std::atomic<std::uint32_t> ticket{0};
   };

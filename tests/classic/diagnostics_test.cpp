@@ -11,6 +11,7 @@
 
 #include <tact/tact.hpp>
 
+#include "support/invariants.hpp"
 #include "support/test_support.hpp"
 
 using Catch::Matchers::Contains;
@@ -55,6 +56,8 @@ TEST_CASE("a send to a finished actor is reported and dropped, never delivered")
   CHECK(l.received == 0);
   CHECK(destroyed == 1);  // the dead letter still got its allocation action
   CHECK(system.stats().total.dead_letters == 1);
+  CHECK(system.stats().total.messages_rejected == 1);
+  CHECK(tact::test::conservation_of(system));
   const auto reports = log.of(kind::send_to_finished);
   REQUIRE(reports.size() == 1);
   CHECK_THAT(reports[0].text, Contains("dying_note") && Contains("listener"));
