@@ -7,6 +7,7 @@
 
 #include <tact/transactional.hpp>
 
+#include "support/invariants.hpp"
 #include "support/test_support.hpp"
 
 // Many parallel actors becoming under load from several senders while
@@ -50,10 +51,12 @@ std::vector<int> count_up(tact::actor_system& system, const std::vector<tx::acto
     });
   for (std::thread& t : senders) t.join();
   system.await_quiescence();
+  CHECK(tact::test::conservation_of(system));
   std::vector<std::atomic<int>> values(counters.size());
   for (std::size_t i = 0; i < counters.size(); ++i)
     tx::send(counters[i], tx::spawn(system, {[&values, i](int n) { values[i].store(n); }}), get{});
   system.await_quiescence();
+  CHECK(tact::test::conservation_of(system));
   std::vector<int> counts;
   for (const std::atomic<int>& v : values) counts.push_back(v.load());
   return counts;
