@@ -94,13 +94,24 @@ void deliver_pill(void* target, void*) noexcept {
 // Returns false if the receiver has finished; the caller then disposes of
 // the message and reports it, in that order (the report lands the message,
 // which may free the receiver, and the message may be part of it).
+// Throws std::bad_alloc if the queue cannot grow, and then nothing was
+// sent (the receiver does not count it in flight).
 template <class A>
 bool post_to(A& receiver, void* msg, run_fn run) {
   if constexpr (build::checks) actor_access::take_off(receiver);
   const std::uint32_t queue = actor_access::queue_of(receiver);
   if (queue == finished_queue) [[unlikely]]
     return false;
-  post(actor_access::executor_of(receiver), queue, std::addressof(receiver), msg, run);
+  if constexpr (build::checks) {
+    try {
+      post(actor_access::executor_of(receiver), queue, std::addressof(receiver), msg, run);
+    } catch (...) {
+      land(receiver);
+      throw;
+    }
+  } else {
+    post(actor_access::executor_of(receiver), queue, std::addressof(receiver), msg, run);
+  }
   return true;
 }
 

@@ -189,11 +189,12 @@ std::uint32_t executor::admit() {
 
 void executor::post_to_mailbox(worker* self, std::uint32_t queue, void* target, void* message,
                                run_fn run) {
+  // Counted once queued: a post whose queue cannot grow throws, unsent.
+  const work_queue::sleepers woken = queues_[queue].post(envelope{target, message, run});
   if (self != nullptr)
     self->counters.messages_sent.add();
   else
     foreign_.sent.fetch_add(1, std::memory_order_relaxed);
-  const work_queue::sleepers woken = queues_[queue].post(envelope{target, message, run});
   if (woken.waiter != nullptr) woken.waiter->wake();
   if (woken.holder != nullptr) [[unlikely]]
     woken.holder->wake();

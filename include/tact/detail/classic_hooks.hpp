@@ -75,6 +75,8 @@ TACT_API bool open(const anchor* h) noexcept;
 // Posts the envelope {target, message, run} to work queue `queue` of `ex`:
 // the only seam between the actor models and the executor. The three words
 // travel in registers rather than through a stack copy. Any thread.
+// Throws std::bad_alloc if the queue cannot grow; then nothing was posted
+// (or counted).
 TACT_API void post(executor& ex, std::uint32_t queue, void* target, void* message, run_fn run);
 
 // Deletes or destroys a delivered message whose allocation says so.
