@@ -1,6 +1,7 @@
 #include "executor/executor.hpp"
 
 #include <array>
+#include <new>
 #include <stdexcept>
 
 #include "support/futex.hpp"
@@ -410,13 +411,6 @@ void executor::await_quiescence() {
 // Finished before created, so a race with another thread can only
 // overestimate the live actors (and keep stop() waiting), never miss one.
 std::uint64_t executor::live_actors() const noexcept {
-  // One statistic summed over workers and guests.
-  const auto sum = [this](counter worker_counters::*field) {
-    std::uint64_t n = 0;
-    for (const worker& w : workers_) n += (w.counters.*field).get();
-    for (const worker& g : guests_) n += (g.counters.*field).get();
-    return n;
-  };
   const std::uint64_t finished = foreign_.finished.load(std::memory_order_acquire) +
                                  sum(&worker_counters::actors_finished);
   const std::uint64_t created = foreign_.created.load(std::memory_order_acquire) +
@@ -424,6 +418,13 @@ std::uint64_t executor::live_actors() const noexcept {
   // More finished than created only after a program destroyed an actor
   // while its poison pill was still queued (reported on its own).
   return created > finished ? created - finished : 0;
+}
+
+std::uint64_t executor::sum(counter worker_counters::*field) const noexcept {
+  std::uint64_t n = 0;
+  for (const worker& w : workers_) n += (w.counters.*field).get();
+  for (const worker& g : guests_) n += (g.counters.*field).get();
+  return n;
 }
 
 void executor::wait_until_finished() {
@@ -469,17 +470,23 @@ void executor::stop(const std::function<void()>& before_join) {
   std::uint64_t queued = 0;
   for (work_queue& q : queues_) queued += q.discard(discard_handlers);
   foreign_.discarded.fetch_add(queued, std::memory_order_relaxed);
-  const std::uint64_t dead = stats().total.dead_letters;
-  if (queued + dead > 0)
-    report(diagnostic_kind::messages_unreceived,
-           std::to_string(queued + dead) + " message(s) were sent but never received: " +
-               std::to_string(queued) + " still queued at shutdown (their allocation actions did " +
-               "not run), " + std::to_string(dead) +
-               " sent to or delivered after a finished actor (dead letters)");
-  if (const std::uint64_t unsent = foreign_.unsent_messages.load(std::memory_order_relaxed);
-      unsent > 1)
-    report(diagnostic_kind::message_never_sent,
-           std::to_string(unsent) + " messages in all were destroyed without ever being sent");
+  // From the join on, nothing may throw: the workers are gone, so a stop()
+  // left halfway could never be completed. Out of memory, the reports go.
+  try {
+    const std::uint64_t dead =
+        sum(&worker_counters::dead_letters) + foreign_.dead_letters.load(std::memory_order_relaxed);
+    if (queued + dead > 0)
+      report(diagnostic_kind::messages_unreceived,
+             std::to_string(queued + dead) + " message(s) were sent but never received: " +
+                 std::to_string(queued) + " still queued at shutdown (their allocation actions " +
+                 "did not run), " + std::to_string(dead) +
+                 " sent to or delivered after a finished actor (dead letters)");
+    if (const std::uint64_t unsent = foreign_.unsent_messages.load(std::memory_order_relaxed);
+        unsent > 1)
+      report(diagnostic_kind::message_never_sent,
+             std::to_string(unsent) + " messages in all were destroyed without ever being sent");
+  } catch (const std::bad_alloc&) {
+  }
   stopped_.store(true, std::memory_order_release);
   advance_epoch();
   executor* self = this;

@@ -231,6 +231,8 @@ class executor {
   void await_epoch_change(std::uint32_t seen) noexcept;
   void advance_epoch() noexcept;
   std::uint64_t live_actors() const noexcept;
+  // One statistic summed over workers and guests (no allocation).
+  std::uint64_t sum(counter worker_counters::*field) const noexcept;
   void wait_until_finished();
   void join_workers() noexcept;
 

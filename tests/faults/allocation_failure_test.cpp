@@ -499,6 +499,10 @@ void every_allocation_failing(unsigned parts) {
 
 }  // namespace
 
+TEST_CASE("every allocation of a system's start and stop may fail, cleanly") {
+  every_allocation_failing(lifecycle);
+}
+
 TEST_CASE("every allocation of spawns and sends may fail: the send throws, nothing is lost") {
   every_allocation_failing(sends);
 }
