@@ -506,3 +506,7 @@ TEST_CASE("every allocation of a system's start and stop may fail, cleanly") {
 TEST_CASE("every allocation of spawns and sends may fail: the send throws, nothing is lost") {
   every_allocation_failing(sends);
 }
+
+TEST_CASE("every allocation of an ask from a behaviour may fail: the behaviour's error") {
+  every_allocation_failing(asks_inside);
+}
