@@ -510,3 +510,7 @@ TEST_CASE("every allocation of spawns and sends may fail: the send throws, nothi
 TEST_CASE("every allocation of an ask from a behaviour may fail: the behaviour's error") {
   every_allocation_failing(asks_inside);
 }
+
+TEST_CASE("every allocation of an ask from outside may fail: the ask throws") {
+  every_allocation_failing(asks_outside);
+}
