@@ -514,3 +514,11 @@ TEST_CASE("every allocation of an ask from a behaviour may fail: the behaviour's
 TEST_CASE("every allocation of an ask from outside may fail: the ask throws") {
   every_allocation_failing(asks_outside);
 }
+
+TEST_CASE("every allocation of transactional spawns, sends, becomes and asks may fail") {
+  every_allocation_failing(transactional);
+}
+
+TEST_CASE("every allocation of starting and cancelling timers may fail") {
+  every_allocation_failing(timers);
+}
