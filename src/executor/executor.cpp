@@ -192,13 +192,37 @@ void executor::post_to_mailbox(worker* self, std::uint32_t queue, void* target, 
                                run_fn run) {
   // Counted once queued: a post whose queue cannot grow throws, unsent.
   const work_queue::sleepers woken = queues_[queue].post(envelope{target, message, run});
-  if (self != nullptr)
+  if (self != nullptr) {
     self->counters.messages_sent.add();
-  else
+  } else {
     foreign_.sent.fetch_add(1, std::memory_order_relaxed);
+    // A post from another thread may race stop(): one that found the
+    // receiver open (or the system not stopping) before the workers were
+    // joined, and queues after stop() discarded this queue, would stay
+    // queued for good. stop() sets discarding_ before it takes each
+    // queue's lock to discard it; we load it after releasing that lock
+    // from our post (both sequentially consistent). If we read false, our
+    // lock section came first and stop() finds the envelope; if true, we
+    // discard the queue ourselves (under its lock: an envelope goes once).
+    // No worker is left to wake.
+    if (discarding_.load(std::memory_order_seq_cst)) [[unlikely]]
+      return discard_late(queue);
+  }
   if (woken.waiter != nullptr) woken.waiter->wake();
   if (woken.holder != nullptr) [[unlikely]]
     woken.holder->wake();
+}
+
+void executor::discard_late(std::uint32_t queue) noexcept {
+  const std::uint32_t dropped = queues_[queue].discard(discard_handlers);
+  if (dropped == 0) return;
+  foreign_.discarded.fetch_add(dropped, std::memory_order_relaxed);
+  try {
+    report(diagnostic_kind::messages_unreceived,
+           std::to_string(dropped) + " message(s) sent while the system stopped were never "
+           "received (their allocation actions did not run)");
+  } catch (const std::bad_alloc&) {
+  }
 }
 
 void executor::count_finished() noexcept {
@@ -468,6 +492,7 @@ void executor::stop(const std::function<void()>& before_join) {
   // may drop actor references, and a send from one is a dead letter.
   epochs_.clear();
   std::uint64_t queued = 0;
+  discarding_.store(true, std::memory_order_seq_cst);  // see post_to_mailbox
   for (work_queue& q : queues_) queued += q.discard(discard_handlers);
   foreign_.discarded.fetch_add(queued, std::memory_order_relaxed);
   // From the join on, nothing may throw: the workers are gone, so a stop()

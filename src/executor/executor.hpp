@@ -226,6 +226,7 @@ class executor {
 
   [[gnu::noinline]] void post_to_mailbox(worker* self, std::uint32_t queue, void* target,
                                          void* message, run_fn run);
+  void discard_late(std::uint32_t queue) noexcept;
   void start_worker(std::uint32_t index);
   void refuse_from_worker(const char* what) const;
   void await_epoch_change(std::uint32_t seen) noexcept;
@@ -265,6 +266,10 @@ class executor {
   std::atomic<std::uint32_t> epoch_waiters_{0};
   std::atomic<bool> stopping_{false};
   std::atomic<bool> stopped_{false};
+  // Set by stop() once the workers are joined, before it discards what is
+  // left in the queues: a post from another thread that finds it set
+  // discards its queue itself (see post_to_mailbox).
+  std::atomic<bool> discarding_{false};
   std::mutex stop_mutex_;
 };
 
