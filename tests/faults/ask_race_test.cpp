@@ -121,7 +121,7 @@ TEST_CASE("an ask whose reply races its deadline gets the value or a timeout, ne
   tallies outside;
   tallies inside;
   {
-    tact::actor_system system{{.workers = workers}};
+    tact::actor_system system{tact::test::configured({.workers = workers})};
     std::vector<std::unique_ptr<replier>> repliers;
     for (int i = 0; i < 3; ++i) repliers.push_back(std::make_unique<replier>());
     std::vector<std::unique_ptr<asker>> askers;
@@ -153,6 +153,7 @@ TEST_CASE("an ask whose reply races its deadline gets the value or a timeout, ne
     CHECK(tact::test::conservation_of(system));
     for (auto& r : repliers) *r | tact::finished_msg;
     system.stop();
+    tact::test::record_figures(system);
   }
   // Both outcomes happen in practice; the figures say how often.
   std::cout << "asks racing their deadline, " << workers << " workers: answered "
@@ -177,7 +178,7 @@ TEST_CASE("a transactional ask whose reply races its deadline gets the value or 
   tallies outcomes;
   std::atomic<std::uint64_t> received{0};
   {
-    tact::actor_system system{{.workers = workers}};
+    tact::actor_system system{tact::test::configured({.workers = workers})};
     const tx::actor_ref service = tx::spawn(
         system, {[&received](const tx::actor_ref& customer, slow_get g) {
           received.fetch_add(1, std::memory_order_relaxed);
@@ -197,5 +198,6 @@ TEST_CASE("a transactional ask whose reply races its deadline gets the value or 
     CHECK(outcomes.wrong.load() == 0);
     CHECK(outcomes.answered.load() + outcomes.timed_out.load() == asks);
     CHECK(tact::test::conservation_of(system));
+    tact::test::record_figures(system);
   }
 }

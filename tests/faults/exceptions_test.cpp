@@ -110,7 +110,8 @@ TEST_CASE("classic behaviours throwing under load lose, duplicate and reorder no
 
   diagnostic_counts diagnostics;
   {
-    tact::actor_system system{{.workers = workers, .on_diagnostic = diagnostics.handler()}};
+    tact::actor_system system{
+        tact::test::configured({.workers = workers, .on_diagnostic = diagnostics.handler()})};
     std::vector<std::unique_ptr<juggler>> peers;
     peers.reserve(actors);
     for (std::size_t i = 0; i < actors; ++i)
@@ -148,6 +149,7 @@ TEST_CASE("classic behaviours throwing under load lose, duplicate and reorder no
     for (auto& p : peers) *p | tact::finished_msg;
     system.stop();
     CHECK(tact::test::conservation_of(system));
+    tact::test::record_figures(system);
   }
 }
 
@@ -205,11 +207,11 @@ TEST_CASE("transactional handlers throwing under load leave no staged effect") {
   std::atomic<std::uint64_t> rollbacks_seen{0};
   diagnostic_counts diagnostics;
   {
-    tact::actor_system system{{.workers = workers,
-                               .on_diagnostic = diagnostics.handler(),
-                               .on_rollback = [&](const tx::rollback&) {
-                                 rollbacks_seen.fetch_add(1);
-                               }}};
+    tact::actor_system system{tact::test::configured({.workers = workers,
+                                                      .on_diagnostic = diagnostics.handler(),
+                                                      .on_rollback = [&](const tx::rollback&) {
+                                                        rollbacks_seen.fetch_add(1);
+                                                      }})};
     const tx::actor_ref ledger = tx::spawn(system, tact::test::recorder(ledger_entries));
     std::vector<tx::actor_ref> all;
     for (std::size_t i = 0; i < accounts; ++i)
@@ -251,6 +253,7 @@ TEST_CASE("transactional handlers throwing under load leave no staged effect") {
     CHECK(children.poked.load() == committed_ids.size());
     CHECK(diagnostics.other.load() == 0);
     if (rate > 0) CHECK(throwing > 0);
+    tact::test::record_figures(system);
   }
   // Children of rolled-back handlers were never reachable; all are gone.
   CHECK(children.live.load() == 0);

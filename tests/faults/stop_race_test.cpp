@@ -91,7 +91,8 @@ TEST_CASE("stop at a random point under load: every send is processed, discarded
   std::atomic<std::uint64_t> sends_made{0};
   std::atomic<std::uint64_t> sent_so_far{0};
   {
-    tact::actor_system system{{.workers = workers, .on_diagnostic = diagnostics.handler()}};
+    tact::actor_system system{
+        tact::test::configured({.workers = workers, .on_diagnostic = diagnostics.handler()})};
     std::vector<std::unique_ptr<sink>> targets;
     for (std::size_t i = 0; i < sinks; ++i) targets.push_back(std::make_unique<sink>(system));
     std::vector<tx::actor_ref> tx_targets;
@@ -147,6 +148,7 @@ TEST_CASE("stop at a random point under load: every send is processed, discarded
     if (total.messages_discarded > 0) CHECK(diagnostics.unreceived.load() >= 1);
     CHECK(diagnostics.unreceived.load() <= 1 + total.messages_discarded);
     CHECK(diagnostics.other.load() == 0);
+    tact::test::record_figures(system);
     tx_targets.clear();
   }
   CHECK(live_notes.load() == 0);

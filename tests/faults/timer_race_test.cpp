@@ -114,7 +114,7 @@ TEST_CASE("timers cancelled from behaviours around their due time: delivered exa
   const std::uint64_t rounds = tact::test::scaled(300);
   ledger l{2 * cancellers * rounds};
   {
-    tact::actor_system system{{.workers = workers}};
+    tact::actor_system system{tact::test::configured({.workers = workers})};
     std::vector<std::unique_ptr<bell>> bells;
     for (int i = 0; i < 4; ++i) bells.push_back(std::make_unique<bell>(l));
     const tx::actor_ref tx_bell = tx::spawn(system, {[&l](std::uint64_t id) {
@@ -159,5 +159,6 @@ TEST_CASE("timers cancelled from behaviours around their due time: delivered exa
     last | tact::finished_msg;
     system.stop();
     CHECK(tact::test::conservation_of(system));
+    tact::test::record_figures(system);
   }
 }

@@ -83,7 +83,7 @@ TEST_CASE("millions of messages among thousands of actors are each received exac
   const std::uint64_t links_per_actor = tact::test::scaled(200);
   CAPTURE(workers, static_cast<int>(steal), tokens, hops);
 
-  tact::actor_system system{{.workers = workers, .steal = steal}};
+  tact::actor_system system{tact::test::configured({.workers = workers, .steal = steal})};
   std::vector<std::atomic<std::uint8_t>> arrivals(tokens);
   std::vector<std::unique_ptr<peer>> peers;
   for (std::size_t i = 0; i < actors; ++i) peers.push_back(std::make_unique<peer>());
@@ -138,4 +138,5 @@ TEST_CASE("millions of messages among thousands of actors are each received exac
   for (auto& p : peers) *p | tact::finished_msg;
   system.stop();
   CHECK(tact::test::conservation_of(system));
+  tact::test::record_figures(system);
 }

@@ -155,7 +155,7 @@ TEST_CASE("nested asks deliver every message once, in order, one at a time per a
   const std::uint32_t workers = GENERATE(1u, 2u, 8u);
   const std::uint64_t rounds = tact::test::scaled(400);
   const std::uint64_t probes = tact::test::scaled(200);
-  tact::actor_system system{{.workers = workers}};
+  tact::actor_system system{tact::test::configured({.workers = workers})};
   recorder rec{system};
   std::vector<std::unique_ptr<leaf>> leaf_actors;
   std::vector<leaf*> leaf_refs;
@@ -233,4 +233,5 @@ TEST_CASE("nested asks deliver every message once, in order, one at a time per a
   for (auto& f : front_actors) *f | tact::finished_msg;
   system.await_quiescence();
   CHECK(tact::test::conservation_of(system));
+  tact::test::record_figures(system);
 }

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <mutex>
 #include <random>
 #include <string>
 #include <vector>
 
+#include <tact/actor_system.hpp>
+#include <tact/config.hpp>
 #include <tact/diagnostic.hpp>
 
 namespace tact::test {
@@ -46,6 +49,30 @@ inline std::uint64_t mix(std::uint64_t seed, std::uint64_t stream) {
 inline double fault_rate(double otherwise) {
   const char* text = std::getenv("TACT_FAULT_RATE");
   return text != nullptr ? std::strtod(text, nullptr) : otherwise;
+}
+
+// For long runs under other shapes (tests/soak): TACT_TEST_WORKERS,
+// TACT_TEST_QUEUES and TACT_TEST_QUEUE_FLOOR, where set, replace the
+// workers, queues and copy queue floor of `config`. Only for tests that hold
+// for any shape (the soak keeps queues >= workers).
+inline system_config configured(system_config config) {
+  const auto number = [](const char* name) -> std::uint64_t {
+    const char* text = std::getenv(name);
+    return text != nullptr ? std::strtoull(text, nullptr, 0) : 0;
+  };
+  if (const std::uint64_t n = number("TACT_TEST_WORKERS")) config.workers = static_cast<std::uint32_t>(n);
+  if (const std::uint64_t n = number("TACT_TEST_QUEUES")) config.queues = static_cast<std::uint32_t>(n);
+  if (const std::uint64_t n = number("TACT_TEST_QUEUE_FLOOR"))
+    config.copy_queue_floor = static_cast<std::uint32_t>(n);
+  return config;
+}
+
+// For long runs: appends the messages `system` processed to the file that
+// TACT_TEST_FIGURES names, one number per line, which the soak sums.
+inline void record_figures(const actor_system& system) {
+  const char* path = std::getenv("TACT_TEST_FIGURES");
+  if (path == nullptr) return;
+  std::ofstream{path, std::ios::app} << system.stats().total.messages_processed << '\n';
 }
 
 // Collects diagnostics from any thread; the test thread inspects them after
