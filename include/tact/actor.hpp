@@ -67,6 +67,10 @@ class TACT_API actor {
   // instead of reaching freed memory.
   std::atomic<std::uint32_t> in_flight_{0};
   std::atomic<allocation> deferred_{allocation::Nodelete};
+  // With checks on: behaviours of this actor running now (a suspended one
+  // included). A delivery that finds it above zero aborts: one message at
+  // a time is broken.
+  std::atomic<std::uint32_t> in_receive_{0};
   // Made on first use by whatever must outlive the actor yet reach it while
   // it runs (a timer): see detail::anchor_of.
   std::atomic<detail::anchor*> anchor_{nullptr};

@@ -186,14 +186,17 @@ ask_result<typename std::remove_cvref_t<M>::reply_type> ask(A& receiver, M&& msg
   detail::executor& ex = detail::actor_access::executor_of(receiver);
   detail::refuse_ask_that_cannot_wait();
   const auto deadline = detail::ask_deadline(ex, timeout);
-  auto slot = std::make_shared<detail::reply_slot<reply>>();
-  auto* m = new message_type(std::forward<M>(msg));
-  // The caller's message went as this copy: it was sent.
+  // The caller's message goes as a copy: it counts as sent, even if the
+  // copy cannot be made.
   if constexpr (build::checks && !std::is_const_v<std::remove_reference_t<M>>)
     detail::message_access::mark_sent(msg);
+  auto slot = std::make_shared<detail::reply_slot<reply>>();
+  // Ours until the send takes it (one that throws leaves it to us).
+  auto m = std::make_unique<message_type>(std::forward<M>(msg));
   m->set_allocation(allocation::Delete);
   detail::request_access::attach<reply>(*m, slot);
   send(receiver, *m);
+  m.release();  // the receiver's delivery deletes it (or the send did, to a finished actor)
   return detail::outcome(*slot, detail::await_reply(ex, *slot, deadline));
 }
 

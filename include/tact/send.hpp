@@ -55,6 +55,8 @@ void deliver(void* target, void* msg) noexcept {
       report_delivery_to_finished(a, typeid(A), typeid(M));
       return;
     }
+    if (const std::uint32_t running = actor_access::enter(a); running != 0) [[unlikely]]
+      report_overlap(typeid(A), typeid(M), running);
   }
   allocation outcome = allocation::Nodelete;
   try {
@@ -65,6 +67,8 @@ void deliver(void* target, void* msg) noexcept {
       m.behaviour_failed(std::current_exception());
     report_exception(a, typeid(A), typeid(M));
   }
+  // Before the allocation actions, which may free the actor.
+  if constexpr (build::checks) actor_access::leave(a);
   dispose(m);
   if (outcome != allocation::Nodelete) retire(a, outcome);
   if constexpr (build::checks) land(a);
@@ -78,6 +82,10 @@ void deliver_pill(void* target, void*) noexcept {
       report_delivery_to_finished(a, typeid(A), typeid(P));
       return;
     }
+    // A pill is a behaviour too: it must not overlap one.
+    if (const std::uint32_t running = actor_access::enter(a); running != 0) [[unlikely]]
+      report_overlap(typeid(A), typeid(P), running);
+    actor_access::leave(a);
   }
   retire(a, pill_action<P>);
   if constexpr (build::checks) land(a);
@@ -86,13 +94,24 @@ void deliver_pill(void* target, void*) noexcept {
 // Returns false if the receiver has finished; the caller then disposes of
 // the message and reports it, in that order (the report lands the message,
 // which may free the receiver, and the message may be part of it).
+// Throws std::bad_alloc if the queue cannot grow, and then nothing was
+// sent (the receiver does not count it in flight).
 template <class A>
 bool post_to(A& receiver, void* msg, run_fn run) {
   if constexpr (build::checks) actor_access::take_off(receiver);
   const std::uint32_t queue = actor_access::queue_of(receiver);
   if (queue == finished_queue) [[unlikely]]
     return false;
-  post(actor_access::executor_of(receiver), queue, std::addressof(receiver), msg, run);
+  if constexpr (build::checks) {
+    try {
+      post(actor_access::executor_of(receiver), queue, std::addressof(receiver), msg, run);
+    } catch (...) {
+      land(receiver);
+      throw;
+    }
+  } else {
+    post(actor_access::executor_of(receiver), queue, std::addressof(receiver), msg, run);
+  }
   return true;
 }
 

@@ -28,6 +28,13 @@ struct worker_stats {
   std::uint64_t parks = 0;
   std::uint64_t wakeups = 0;
   std::uint64_t dead_letters = 0;  // sent to, or delivered after, a finished actor
+  // Sends refused before they were queued: to a finished classic actor
+  // (also dead letters), to an empty transactional reference (also
+  // tx_dropped), or to a stopping system (also dead letters).
+  std::uint64_t messages_rejected = 0;
+  // Envelopes still queued when the system stopped, or when a sponsor was
+  // destroyed: dropped without running (reported as never received).
+  std::uint64_t messages_discarded = 0;
   std::uint64_t suspensions = 0;   // behaviours suspended while they waited (an ask)
   // Transactional actors.
   std::uint64_t tx_dispatches = 0;       // transactional envelopes run (a forward to a home queue runs twice)
@@ -63,6 +70,8 @@ struct worker_stats {
     parks += other.parks;
     wakeups += other.wakeups;
     dead_letters += other.dead_letters;
+    messages_rejected += other.messages_rejected;
+    messages_discarded += other.messages_discarded;
     suspensions += other.suspensions;
     tx_dispatches += other.tx_dispatches;
     tx_commits += other.tx_commits;
@@ -79,6 +88,18 @@ struct worker_stats {
 
 // A snapshot of the system's statistics. Exact when the system is quiescent
 // or stopped; approximate (but never torn per counter) while it runs.
+//
+// Conservation: a send is refused (messages_rejected) or queued
+// (messages_sent), and a queued envelope either runs once
+// (messages_processed: received, or dropped at delivery as a dead letter,
+// unmatched or rolled back) or is discarded by stop() (messages_discarded).
+// So once the system is quiescent or stopped,
+//
+//   messages_sent == messages_processed + messages_discarded,
+//
+// and the program made messages_sent + messages_rejected sends. Sponsors'
+// queues are outside quiescence: for them it holds once they are drained
+// or destroyed.
 struct system_stats {
   worker_stats total;                 // all workers plus other threads
   std::vector<worker_stats> workers;  // per worker, in worker order

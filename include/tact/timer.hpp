@@ -89,11 +89,11 @@ class classic_timer final : public timer_record {
     bool posted = false;
     try {
       posted = post_to(receiver, this, &fire_timer);
+      if (!posted) report_send_to_finished(receiver, typeid(A), typeid(M));
     } catch (...) {
       // The queue could not grow: this firing is lost, like a send that
-      // throws bad_alloc.
+      // throws bad_alloc (nothing was sent, nothing is in flight).
     }
-    if (!posted) report_send_to_finished(receiver, typeid(A), typeid(M));
     unlock(target_);
     return posted;
   }

@@ -1,3 +1,5 @@
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 
 #include <tact/build_config.hpp>
@@ -80,10 +82,20 @@ void report_exception(actor& a, const std::type_info& actor_type,
       error);
 }
 
+void report_overlap(const std::type_info& actor_type, const std::type_info& message_type,
+                    std::uint32_t running) noexcept {
+  std::fprintf(stderr,
+               "tact: bug: actor %s began receiving %s while %u of its behaviours were still "
+               "running; a classic actor must run one message at a time\n",
+               type_name(actor_type).c_str(), type_name(message_type).c_str(), running);
+  std::abort();
+}
+
 void report_send_to_finished(actor& a, const std::type_info& actor_type,
                              const std::type_info& message_type) noexcept {
   executor& ex = actor_access::executor_of(a);
   ex.count_dead_letter();
+  ex.count_rejected();
   if constexpr (build::checks) {
     ex.report(diagnostic_kind::send_to_finished,
               "a " + type_name(message_type) + " was sent to an actor " + type_name(actor_type) +

@@ -39,6 +39,8 @@ struct worker_counters {
   counter parks;
   counter wakeups;
   counter dead_letters;
+  counter messages_rejected;
+  counter messages_discarded;
   counter suspensions;
   counter tx_dispatches;
   counter tx_commits;
@@ -67,6 +69,8 @@ struct worker_counters {
             .parks = parks.get(),
             .wakeups = wakeups.get(),
             .dead_letters = dead_letters.get(),
+            .messages_rejected = messages_rejected.get(),
+            .messages_discarded = messages_discarded.get(),
             .suspensions = suspensions.get(),
             .tx_dispatches = tx_dispatches.get(),
             .tx_commits = tx_commits.get(),

@@ -1,6 +1,7 @@
 #include "executor/executor.hpp"
 
 #include <array>
+#include <new>
 #include <stdexcept>
 
 #include "support/futex.hpp"
@@ -195,14 +196,39 @@ std::uint32_t executor::admit() {
 
 void executor::post_to_mailbox(worker* self, std::uint32_t queue, void* target, void* message,
                                run_fn run) {
-  if (self != nullptr)
-    self->counters.messages_sent.add();
-  else
-    foreign_.sent.fetch_add(1, std::memory_order_relaxed);
+  // Counted once queued: a post whose queue cannot grow throws, unsent.
   const work_queue::sleepers woken = queues_[queue].post(envelope{target, message, run});
+  if (self != nullptr) {
+    self->counters.messages_sent.add();
+  } else {
+    foreign_.sent.fetch_add(1, std::memory_order_relaxed);
+    // A post from another thread may race stop(): one that found the
+    // receiver open (or the system not stopping) before the workers were
+    // joined, and queues after stop() discarded this queue, would stay
+    // queued for good. stop() sets discarding_ before it takes each
+    // queue's lock to discard it; we load it after releasing that lock
+    // from our post (both sequentially consistent). If we read false, our
+    // lock section came first and stop() finds the envelope; if true, we
+    // discard the queue ourselves (under its lock: an envelope goes once).
+    // No worker is left to wake.
+    if (discarding_.load(std::memory_order_seq_cst)) [[unlikely]]
+      return discard_late(queue);
+  }
   if (woken.waiter != nullptr) woken.waiter->wake();
   if (woken.holder != nullptr) [[unlikely]]
     woken.holder->wake();
+}
+
+void executor::discard_late(std::uint32_t queue) noexcept {
+  const std::uint32_t dropped = queues_[queue].discard(discard_handlers);
+  if (dropped == 0) return;
+  foreign_.discarded.fetch_add(dropped, std::memory_order_relaxed);
+  try {
+    report(diagnostic_kind::messages_unreceived,
+           std::to_string(dropped) + " message(s) sent while the system stopped were never "
+           "received (their allocation actions did not run)");
+  } catch (const std::bad_alloc&) {
+  }
 }
 
 void executor::count_finished() noexcept {
@@ -217,6 +243,14 @@ void executor::count_tx_dropped() noexcept {
     self->counters.tx_dropped.add();
   else
     foreign_.tx_dropped.fetch_add(1, std::memory_order_relaxed);
+  count_rejected();
+}
+
+void executor::count_rejected() noexcept {
+  if (worker* self = this_worker())
+    self->counters.messages_rejected.add();
+  else
+    foreign_.rejected.fetch_add(1, std::memory_order_relaxed);
 }
 
 void executor::count_dead_letter() noexcept {
@@ -279,6 +313,7 @@ worker& executor::take_sponsor(void (*notify)(void*) noexcept, void* context) {
 // send reaches its queue or calls the runner's notify meanwhile.
 std::uint32_t executor::release_sponsor(worker& runner) noexcept {
   const std::uint32_t left = queues_[sponsor_queue(runner)].discard(discard_handlers);
+  foreign_.discarded.fetch_add(left, std::memory_order_relaxed);
   runner.set_notify(nullptr, nullptr);
   // Release: the next sponsor in this slot sees the runner as we left it.
   sponsor_taken_[runner.index() - 2 * worker_count_].store(false, std::memory_order_release);
@@ -343,6 +378,8 @@ system_stats executor::stats() const {
   s.total.messages_sent += foreign_.sent.load(std::memory_order_relaxed);
   s.total.dead_letters += foreign_.dead_letters.load(std::memory_order_relaxed);
   s.total.tx_dropped += foreign_.tx_dropped.load(std::memory_order_relaxed);
+  s.total.messages_rejected += foreign_.rejected.load(std::memory_order_relaxed);
+  s.total.messages_discarded += foreign_.discarded.load(std::memory_order_relaxed);
   return s;
 }
 
@@ -413,13 +450,6 @@ void executor::await_quiescence() {
 // Finished before created, so a race with another thread can only
 // overestimate the live actors (and keep stop() waiting), never miss one.
 std::uint64_t executor::live_actors() const noexcept {
-  // One statistic summed over workers and guests.
-  const auto sum = [this](counter worker_counters::*field) {
-    std::uint64_t n = 0;
-    for (const worker& w : workers_) n += (w.counters.*field).get();
-    for (const worker& g : guests_) n += (g.counters.*field).get();
-    return n;
-  };
   const std::uint64_t finished = foreign_.finished.load(std::memory_order_acquire) +
                                  sum(&worker_counters::actors_finished);
   const std::uint64_t created = foreign_.created.load(std::memory_order_acquire) +
@@ -427,6 +457,13 @@ std::uint64_t executor::live_actors() const noexcept {
   // More finished than created only after a program destroyed an actor
   // while its poison pill was still queued (reported on its own).
   return created > finished ? created - finished : 0;
+}
+
+std::uint64_t executor::sum(counter worker_counters::*field) const noexcept {
+  std::uint64_t n = 0;
+  for (const worker& w : workers_) n += (w.counters.*field).get();
+  for (const worker& g : guests_) n += (g.counters.*field).get();
+  return n;
 }
 
 void executor::wait_until_finished() {
@@ -483,18 +520,26 @@ void executor::stop(const std::function<void()>& before_join) {
   // may drop actor references, and a send from one is a dead letter.
   epochs_.clear();
   std::uint64_t queued = 0;
+  discarding_.store(true, std::memory_order_seq_cst);  // see post_to_mailbox
   for (work_queue& q : queues_) queued += q.discard(discard_handlers);
-  const std::uint64_t dead = stats().total.dead_letters;
-  if (queued + dead > 0)
-    report(diagnostic_kind::messages_unreceived,
-           std::to_string(queued + dead) + " message(s) were sent but never received: " +
-               std::to_string(queued) + " still queued at shutdown (their allocation actions did " +
-               "not run), " + std::to_string(dead) +
-               " sent to or delivered after a finished actor (dead letters)");
-  if (const std::uint64_t unsent = foreign_.unsent_messages.load(std::memory_order_relaxed);
-      unsent > 1)
-    report(diagnostic_kind::message_never_sent,
-           std::to_string(unsent) + " messages in all were destroyed without ever being sent");
+  foreign_.discarded.fetch_add(queued, std::memory_order_relaxed);
+  // From the join on, nothing may throw: the workers are gone, so a stop()
+  // left halfway could never be completed. Out of memory, the reports go.
+  try {
+    const std::uint64_t dead =
+        sum(&worker_counters::dead_letters) + foreign_.dead_letters.load(std::memory_order_relaxed);
+    if (queued + dead > 0)
+      report(diagnostic_kind::messages_unreceived,
+             std::to_string(queued + dead) + " message(s) were sent but never received: " +
+                 std::to_string(queued) + " still queued at shutdown (their allocation actions " +
+                 "did not run), " + std::to_string(dead) +
+                 " sent to or delivered after a finished actor (dead letters)");
+    if (const std::uint64_t unsent = foreign_.unsent_messages.load(std::memory_order_relaxed);
+        unsent > 1)
+      report(diagnostic_kind::message_never_sent,
+             std::to_string(unsent) + " messages in all were destroyed without ever being sent");
+  } catch (const std::bad_alloc&) {
+  }
   stopped_.store(true, std::memory_order_release);
   advance_epoch();
   executor* self = this;

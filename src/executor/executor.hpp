@@ -98,6 +98,8 @@ class executor {
   std::uint32_t admit();
   void count_finished() noexcept;
   void count_dead_letter() noexcept;
+  // A send refused before it was queued (see worker_stats::messages_rejected).
+  void count_rejected() noexcept;
 
   // A queue for a message sent from a thread that is not one of our
   // workers, or for an actor that needs a home queue without counting as a
@@ -224,6 +226,8 @@ class executor {
     std::atomic<std::uint64_t> sent{0};
     std::atomic<std::uint64_t> dead_letters{0};
     std::atomic<std::uint64_t> tx_dropped{0};
+    std::atomic<std::uint64_t> rejected{0};
+    std::atomic<std::uint64_t> discarded{0};  // only by stop() and release_sponsor()
     std::atomic<std::uint64_t> unsent_messages{0};
     std::atomic<std::uint32_t> ticket{0};
   };
@@ -231,11 +235,14 @@ class executor {
 
   [[gnu::noinline]] void post_to_mailbox(worker* self, std::uint32_t queue, void* target,
                                          void* message, run_fn run);
+  void discard_late(std::uint32_t queue) noexcept;
   void start_worker(std::uint32_t index);
   void refuse_from_worker(const char* what) const;
   void await_epoch_change(std::uint32_t seen) noexcept;
   void advance_epoch() noexcept;
   std::uint64_t live_actors() const noexcept;
+  // One statistic summed over workers and guests (no allocation).
+  std::uint64_t sum(counter worker_counters::*field) const noexcept;
   void wait_until_finished();
   void join_workers() noexcept;
 
@@ -268,6 +275,10 @@ class executor {
   std::atomic<std::uint32_t> epoch_waiters_{0};
   std::atomic<bool> stopping_{false};
   std::atomic<bool> stopped_{false};
+  // Set by stop() once the workers are joined, before it discards what is
+  // left in the queues: a post from another thread that finds it set
+  // discards its queue itself (see post_to_mailbox).
+  std::atomic<bool> discarding_{false};
   std::mutex stop_mutex_;
   std::unique_ptr<stepper> stepper_;
 };

@@ -93,19 +93,23 @@ class fiber_pool::stack_allocator {
   context* owner_;
 };
 
-fiber_pool::fiber_pool(std::size_t stack_size, void (*loop)(void*), void* owner) noexcept
-    : stack_size_{stack_size}, loop_{loop}, owner_{owner} {}
+fiber_pool::fiber_pool(std::size_t stack_size, void (*loop)(void*), void* owner)
+    : stack_size_{stack_size},
+      loop_{loop},
+      owner_{owner},
+      native_{std::make_unique<context>()},
+      running_{native_.get()} {}
 
 fiber_pool::~fiber_pool() {
   assert(fibers_.empty() && "a worker's fibers end (leave()) before its pool goes");
   for (ctx::stack_context& s : stacks_) ctx::protected_fixedsize_stack{stack_size_}.deallocate(s);
 }
 
-// Per lending of a guest, so cheap: what a previous owner left in the
+// Per lending of a guest, so cheap, and it cannot fail (an ask from outside
+// lends its thread from a noexcept path): what a previous owner left in the
 // native context (its stack's bounds, its exception state) is overwritten
 // by the first switch away from it, before anything reads it.
 void fiber_pool::enter() noexcept {
-  if (!native_) native_ = std::make_unique<context>();
   native_->now = context::state::running;
 #if defined(TACT_FIBERS_TSAN)
   native_->tsan_fiber = __tsan_get_current_fiber();
@@ -126,9 +130,7 @@ void fiber_pool::leave() noexcept {
   ending_ = false;
 }
 
-bool fiber_pool::native_idle() const noexcept {
-  return native_ && native_->now == context::state::idle;
-}
+bool fiber_pool::native_idle() const noexcept { return native_->now == context::state::idle; }
 
 void fiber_pool::prepare() {
   if (!idle_.empty()) return;

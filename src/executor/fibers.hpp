@@ -18,8 +18,8 @@ namespace tact::detail {
 // go on with the loop).
 //
 // Nothing switches until a behaviour waits: a worker whose behaviours never
-// wait runs on its native context and pays nothing here (no allocation, no
-// switch, no check per message).
+// wait runs on its native context and pays nothing here (no allocation
+// after the pool's own, no switch, no check per message).
 //
 // Contexts never change threads: only the owning thread uses a pool, and
 // leave() ends its fibers before another thread may own it (a guest worker
@@ -36,8 +36,9 @@ class fiber_pool {
 
   // `loop(owner)` is what each new fiber runs (the worker's loop). It must
   // return once ending() is true, and only then. `stack_size`: each
-  // fiber's stack, in bytes, guard page included.
-  fiber_pool(std::size_t stack_size, void (*loop)(void*), void* owner) noexcept;
+  // fiber's stack, in bytes, guard page included. Allocates the native
+  // context's record (std::bad_alloc), so that enter() cannot fail.
+  fiber_pool(std::size_t stack_size, void (*loop)(void*), void* owner);
   // Frees the kept stacks. Only after leave(), or if enter() never ran.
   ~fiber_pool();
   fiber_pool(const fiber_pool&) = delete;

@@ -8,14 +8,14 @@
  * the posts named, no worker is left parked while a queue holds mail.
  *
  * What it abstracts:
- *  - Two workers, one ownership slot each (worker.cpp loops over several;
- *    one is enough for the race between a registration and a swap), two
- *    queues, one sender outside the workers posting MESSAGES messages to
- *    any queue.
+ *  - WORKERS workers (2 unless -DWORKERS=3 or 4), one ownership slot each
+ *    (worker.cpp loops over several; one is enough for the race between a
+ *    registration and a swap), as many queues, one sender outside the
+ *    workers posting MESSAGES messages (2 unless defined) to any queue.
  *  - A queue is its mail count, its being_processed flag and its waiter;
  *    every section under the queue's lock is one atomic step. Processing a
  *    batch is taking the whole mailbox and clearing being_processed.
- *  - A thief may try to take any queue of the other worker that has mail
+ *  - A thief may try to take the queue of any other worker that has mail
  *    and is not being processed (the real worth_stealing is stricter, so
  *    this allows more interleavings, not fewer). The swap is the two-CAS
  *    swap of queue_swap.hpp, step by step.
@@ -34,9 +34,13 @@
  * thief's, and the thief sleeps on its own mail).
  */
 
+#ifndef WORKERS
 #define WORKERS 2
-#define QUEUES 2
+#endif
+#define QUEUES WORKERS
+#ifndef MESSAGES
 #define MESSAGES 2
+#endif
 #define NONE 255
 
 #define RUNNING 0
@@ -51,10 +55,12 @@ byte state[WORKERS];
 bool all_posted = false;
 
 init {
+  byte i;
   atomic {
-    slot[0] = 0; slot[1] = 1;
-    waiter[0] = NONE; waiter[1] = NONE;
-    run sender(); run worker(0); run worker(1); run observer()
+    for (i : 0 .. WORKERS - 1) { slot[i] = i; waiter[i] = NONE };
+    run sender();
+    for (i : 0 .. WORKERS - 1) { run worker(i) };
+    run observer()
   }
 }
 
@@ -64,7 +70,7 @@ proctype sender() {
   byte sent = 0, q, w;
   do
   :: sent < MESSAGES ->
-     if :: q = 0 :: q = 1 fi;
+     select (q : 0 .. QUEUES - 1);
      atomic { mail[q]++; w = waiter[q]; waiter[q] = NONE };
      if :: w != NONE -> state[w] = RUNNING  /* wake(): exchange to running */
         :: else -> skip
@@ -76,7 +82,7 @@ proctype sender() {
 }
 
 proctype worker(byte me) {
-  byte q, mine, theirs, other = 1 - me;
+  byte q, mine, theirs, other;
   bool ok;
 sweep:
   q = slot[me];
@@ -88,7 +94,9 @@ sweep:
   if :: ok -> processing[q] = false; goto sweep  /* the batch ran: work_queue::finish */
      :: else -> skip
   fi;
-  /* steal_from: at most once per empty sweep */
+  /* steal_from: at most once per empty sweep, from any other worker */
+  select (other : 0 .. WORKERS - 2);
+  if :: other >= me -> other++ :: else -> skip fi;
   theirs = slot[other];
   if
   :: theirs != NONE && mail[theirs] > 0 && !processing[theirs] ->
@@ -135,10 +143,18 @@ end_parked:
 }
 
 /* Everything posted and woken, every worker parked: nothing may be left. */
+#if WORKERS == 2
+#define ALL_PARKED (state[0] == PARKED && state[1] == PARKED)
+#define NO_MAIL (mail[0] == 0 && mail[1] == 0)
+#elif WORKERS == 3
+#define ALL_PARKED (state[0] == PARKED && state[1] == PARKED && state[2] == PARKED)
+#define NO_MAIL (mail[0] == 0 && mail[1] == 0 && mail[2] == 0)
+#else
+#define ALL_PARKED \
+  (state[0] == PARKED && state[1] == PARKED && state[2] == PARKED && state[3] == PARKED)
+#define NO_MAIL (mail[0] == 0 && mail[1] == 0 && mail[2] == 0 && mail[3] == 0)
+#endif
 proctype observer() {
 end_watch:
-  atomic {
-    all_posted && state[0] == PARKED && state[1] == PARKED ->
-      assert(mail[0] == 0 && mail[1] == 0)
-  }
+  atomic { all_posted && ALL_PARKED -> assert(NO_MAIL) }
 }

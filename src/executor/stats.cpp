@@ -17,7 +17,9 @@ std::ostream& operator<<(std::ostream& out, const worker_stats& s) {
              << ", committed " << s.tx_commits << " (becomes " << s.tx_becomes
              << "), collisions " << s.tx_collisions << ", retries " << s.tx_retries
              << ", serialized " << s.tx_serializations << ", rolled back " << s.tx_rollbacks
-             << ", unmatched " << s.tx_unmatched << ", to empty references " << s.tx_dropped;
+             << ", unmatched " << s.tx_unmatched << ", to empty references " << s.tx_dropped
+             << "; sends rejected " << s.messages_rejected << ", discarded at stop "
+             << s.messages_discarded;
 }
 
 std::ostream& operator<<(std::ostream& out, const system_stats& s) {

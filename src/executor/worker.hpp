@@ -60,8 +60,8 @@ class worker {
   // batch, from the budget spent, not per send.
   bool try_append(const work_queue& q, void* target, void* message, run_fn run) {
     if (current_ != &q || budget_ == 0) return false;
-    --budget_;
     current_->batch().push(envelope{target, message, run});
+    --budget_;  // after the push, which may throw: the budget counts what was sent
     return true;
   }
 

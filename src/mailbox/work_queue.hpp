@@ -59,6 +59,15 @@ class work_queue {
   // Another unlocked hint, for thieves choosing a queue.
   bool being_processed() const noexcept { return being_processed_.load(std::memory_order_relaxed); }
 
+  // Envelopes the queue's arrays can hold now: what it keeps allocated (the
+  // batch's only while nobody processes it). For tests and statistics.
+  std::uint64_t capacity() noexcept {
+    std::lock_guard guard{lock_};
+    // Acquire pairs with finish(): the last batch's recycling is seen.
+    const bool processed = being_processed_.load(std::memory_order_acquire);
+    return std::uint64_t{mailbox_.capacity()} + (processed ? 0 : batch_.capacity());
+  }
+
   // ---- the worker that owns this queue (or steals it) ----
 
   // Takes the whole mailbox into the batch and marks the queue processed,

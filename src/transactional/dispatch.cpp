@@ -101,6 +101,7 @@ bool post(message* m, worker* running, bool first) {
   executor& ex = *to.ex;
   if (ex.stopping()) [[unlikely]] {
     ex.count_dead_letter();
+    ex.count_rejected();
     return false;
   }
   worker* self = running != nullptr && &running->owner() == &ex ? running : nullptr;

@@ -2,10 +2,16 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <csignal>
+#include <string>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <tact/tact.hpp>
 
+#include "support/invariants.hpp"
 #include "support/test_support.hpp"
 
 using Catch::Matchers::Contains;
@@ -50,6 +56,8 @@ TEST_CASE("a send to a finished actor is reported and dropped, never delivered")
   CHECK(l.received == 0);
   CHECK(destroyed == 1);  // the dead letter still got its allocation action
   CHECK(system.stats().total.dead_letters == 1);
+  CHECK(system.stats().total.messages_rejected == 1);
+  CHECK(tact::test::conservation_of(system));
   const auto reports = log.of(kind::send_to_finished);
   REQUIRE(reports.size() == 1);
   CHECK_THAT(reports[0].text, Contains("dying_note") && Contains("listener"));
@@ -132,4 +140,66 @@ TEST_CASE("an actor destroyed before it finished is reported and not waited for"
   system.stop();  // returns: the destroyed actor no longer counts as alive
   CHECK(log.count(kind::actor_destroyed_unfinished) == 1);
   CHECK(log.count(kind::idle_with_live_actors) == 0);
+}
+
+namespace {
+
+struct poke : tact::message {};
+
+// Its behaviour runs a second delivery to itself, as an executor that broke
+// one message at a time would.
+struct reentrant : tact::actor {
+  explicit reentrant(tact::actor_system& system) : tact::actor{system} {}
+  poke inner;
+  tact::allocation receive(poke& p) {
+    if (&p != &inner) tact::detail::deliver<reentrant, poke>(this, &inner);
+    return Nodelete;
+  }
+};
+
+// What a child process wrote on standard error, and whether it aborted.
+struct child_outcome {
+  bool aborted = false;
+  std::string error;
+};
+
+template <class Body>
+child_outcome in_child(Body body) {
+  int pipe_ends[2];
+  REQUIRE(::pipe(pipe_ends) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    std::signal(SIGABRT, SIG_DFL);  // not Catch's handler, which would report a failure here
+    ::dup2(pipe_ends[1], STDERR_FILENO);
+    ::close(pipe_ends[0]);
+    body();
+    ::_exit(0);
+  }
+  ::close(pipe_ends[1]);
+  child_outcome outcome;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(pipe_ends[0], buffer, sizeof buffer)) > 0;)
+    outcome.error.append(buffer, static_cast<std::size_t>(n));
+  ::close(pipe_ends[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  outcome.aborted = WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+  return outcome;
+}
+
+}  // namespace
+
+TEST_CASE("a delivery to an actor whose behaviour is still running aborts, naming both types") {
+  const child_outcome outcome = in_child([] {
+    tact::actor_system system{{.workers = 1}};
+    reentrant a{system};
+    poke first;
+    a | first;
+    system.await_quiescence();
+    a | tact::finished_msg;  // not reached while the check works
+  });
+  CHECK(outcome.aborted);
+  CHECK_THAT(outcome.error, Contains("reentrant") && Contains("poke") &&
+                                Contains("one message at a time"));
 }

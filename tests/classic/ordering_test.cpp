@@ -8,30 +8,23 @@
 
 #include <tact/tact.hpp>
 
+#include "support/invariants.hpp"
 #include "support/test_support.hpp"
 
 namespace {
 
-struct numbered : tact::message {
-  std::uint32_t sender = 0;
-  std::uint64_t seq = 0;
-};
+using tact::test::sequenced;
 
 // Checks per-sender FIFO and that it never runs two behaviours at once.
 // Its plain counters are only read by the test thread after quiescence.
 struct checker : tact::actor {
-  explicit checker(std::size_t senders) : next(senders, 0) {}
   std::atomic<bool> in_receive{false};
-  std::vector<std::uint64_t> next;
-  std::uint64_t received = 0;
-  std::uint64_t out_of_order = 0;
+  tact::test::fifo_check fifo;
   std::uint64_t overlaps = 0;
 
-  tact::allocation receive(numbered& m) {
+  tact::allocation receive(sequenced& m) {
     if (in_receive.exchange(true, std::memory_order_acquire)) ++overlaps;
-    if (m.seq != next[m.sender]) ++out_of_order;
-    next[m.sender] = m.seq + 1;
-    ++received;
+    fifo.accept(m);
     // Widen the window in which an overlap would be seen.
     for (int spin = 0; spin < 20; ++spin) std::atomic_signal_fence(std::memory_order_seq_cst);
     in_receive.store(false, std::memory_order_release);
@@ -51,7 +44,7 @@ struct sender : tact::actor {
       messages[i].seq = i;
     }
   }
-  std::vector<numbered> messages;
+  std::vector<sequenced> messages;
   checker* target;
   std::uint64_t sent = 0;
   go again;
@@ -73,7 +66,7 @@ TEST_CASE("messages from each sender arrive in send order, one behaviour at a ti
   const std::uint64_t per_sender = tact::test::scaled(20'000);
 
   tact::actor_system system{{.workers = workers}};
-  checker target{actor_senders + thread_senders};
+  checker target;
   std::vector<std::unique_ptr<sender>> senders;
   for (std::uint32_t s = 0; s < actor_senders; ++s)
     senders.push_back(std::make_unique<sender>(s, per_sender, target));
@@ -81,8 +74,8 @@ TEST_CASE("messages from each sender arrive in send order, one behaviour at a ti
 
   // Other threads send directly, racing the actors.
   // Built in place: copies of a prototype would be destroyed unsent.
-  std::vector<std::vector<numbered>> direct(thread_senders);
-  for (auto& row : direct) row = std::vector<numbered>(per_sender);
+  std::vector<std::vector<sequenced>> direct(thread_senders);
+  for (auto& row : direct) row = std::vector<sequenced>(per_sender);
   std::vector<std::thread> threads;
   for (std::uint32_t t = 0; t < thread_senders; ++t)
     threads.emplace_back([&, t] {
@@ -96,9 +89,11 @@ TEST_CASE("messages from each sender arrive in send order, one behaviour at a ti
   system.await_quiescence();
 
   CHECK(target.overlaps == 0);
-  CHECK(target.out_of_order == 0);
-  CHECK(target.received == (actor_senders + thread_senders) * per_sender);
-  for (std::uint64_t n : target.next) CHECK(n == per_sender);
+  CHECK(target.fifo.clean());
+  CHECK(target.fifo.received() == (actor_senders + thread_senders) * per_sender);
+  for (std::uint32_t s = 0; s < actor_senders + thread_senders; ++s)
+    CHECK(target.fifo.next(s) == per_sender);
+  CHECK(tact::test::conservation_of(system));
   target | tact::finished_msg;
   system.stop();
 }
@@ -109,12 +104,13 @@ TEST_CASE("an actor's sends to an actor on its own queue keep their order") {
   const std::uint32_t budget = GENERATE(0u, 1u, 7u, 256u);
   tact::actor_system system{{.workers = 1, .local_batch = budget}};
   const std::uint64_t count = tact::test::scaled(50'000);
-  checker target{1};
+  checker target;
   sender source{0, count, target};
   source | source.again;
   system.await_quiescence();
-  CHECK(target.out_of_order == 0);
-  CHECK(target.received == count);
+  CHECK(target.fifo.clean());
+  CHECK(target.fifo.received() == count);
+  CHECK(tact::test::conservation_of(system));
   CHECK((system.stats().total.local_sends > 0) == (budget > 0));
   target | tact::finished_msg;
   system.stop();

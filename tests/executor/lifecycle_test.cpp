@@ -50,7 +50,8 @@ struct chain : tact::actor {
 
 TEST_CASE("a process can start and stop systems again and again") {
   const std::uint32_t workers = GENERATE(1u, 2u, 8u);
-  for (int round = 0; round < 20; ++round) {
+  const std::uint64_t rounds = tact::test::scaled(20);  // 1,000 in the soak
+  for (std::uint64_t round = 0; round < rounds; ++round) {
     std::atomic<std::uint64_t> hops{0};
     tact::actor_system system{{.workers = workers}};
     std::vector<ring_node*> ring;

@@ -8,6 +8,7 @@
 
 #include <tact/tact.hpp>
 
+#include "support/invariants.hpp"
 #include "support/test_support.hpp"
 
 namespace {
@@ -139,21 +140,12 @@ namespace {
 
 constexpr int burst_senders = 4;
 
-struct stamped : tact::message {
-  int sender = 0;
-  std::uint64_t seq = 0;
-};
-
 // Counts what each sender sent it, and whether each sender's messages came
-// in order.
+// in order, once each.
 struct ledger : tact::actor {
-  std::uint64_t next[burst_senders] = {};
-  std::uint64_t received = 0;
-  std::uint64_t out_of_order = 0;
-  tact::allocation receive(stamped& m) {
-    if (m.seq != next[m.sender]) ++out_of_order;
-    next[m.sender] = m.seq + 1;
-    ++received;
+  tact::test::fifo_check fifo;
+  tact::allocation receive(tact::test::sequenced& m) {
+    fifo.accept(m);
     return Nodelete;
   }
 };
@@ -180,8 +172,8 @@ TEST_CASE("workers parking while thieves take their queues lose no wake-up") {
   std::vector<std::unique_ptr<ledger>> ledgers;
   for (std::size_t a = 0; a < actors; ++a) ledgers.push_back(std::make_unique<ledger>());
   // Built in place: copies of a prototype would be destroyed unsent.
-  std::vector<std::vector<stamped>> messages(burst_senders);
-  for (auto& row : messages) row = std::vector<stamped>(burst);
+  std::vector<std::vector<tact::test::sequenced>> messages(burst_senders);
+  for (auto& row : messages) row = std::vector<tact::test::sequenced>(burst);
   std::vector<std::vector<std::uint64_t>> sent(burst_senders, std::vector<std::uint64_t>(actors));
   std::uint64_t wrong_counts = 0;
   for (std::uint64_t round = 0; round < rounds; ++round) {
@@ -194,8 +186,8 @@ TEST_CASE("workers parking while thieves take their queues lose no wake-up") {
         const std::size_t first = (round * 7 + static_cast<std::size_t>(s) * 16) % actors;
         for (std::size_t i = 0; i < burst; ++i) {
           const std::size_t a = (first + i % 4) % actors;
-          stamped& m = messages[s][i];
-          m.sender = s;
+          tact::test::sequenced& m = messages[s][i];
+          m.sender = static_cast<std::uint64_t>(s);
           m.seq = sent[s][a]++;
           *ledgers[a] | m;
           if (i % 16 == 15) std::this_thread::yield();
@@ -206,13 +198,19 @@ TEST_CASE("workers parking while thieves take their queues lose no wake-up") {
     for (std::size_t a = 0; a < actors; ++a) {
       std::uint64_t expected = 0;
       for (int s = 0; s < burst_senders; ++s) expected += sent[s][a];
-      if (ledgers[a]->received != expected) ++wrong_counts;
+      if (ledgers[a]->fifo.received() != expected) ++wrong_counts;
     }
+    if (!tact::test::conservation_of(system)) ++wrong_counts;
   }
   CHECK(wrong_counts == 0);
   std::uint64_t out_of_order = 0;
-  for (const auto& l : ledgers) out_of_order += l->out_of_order;
+  std::uint64_t duplicates = 0;
+  for (const auto& l : ledgers) {
+    out_of_order += l->fifo.out_of_order();
+    duplicates += l->fifo.duplicates();
+  }
   CHECK(out_of_order == 0);
+  CHECK(duplicates == 0);
   for (const auto& l : ledgers) *l | tact::finished_msg;
   system.stop();
 }

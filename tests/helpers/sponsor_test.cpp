@@ -16,6 +16,7 @@
 #include <tact/tact.hpp>
 #include <tact/transactional.hpp>
 
+#include "support/invariants.hpp"
 #include "support/test_support.hpp"
 
 // Sponsors: actors bound to the calling thread, to an event loop, or to a
@@ -27,10 +28,8 @@ namespace {
 using namespace std::chrono_literals;
 namespace tx = tact::tx;
 
-struct item : tact::message {
-  item(std::uint32_t s, std::uint64_t q) : sender{s}, seq{q} { set_allocation(tact::allocation::Delete); }
-  std::uint32_t sender;
-  std::uint64_t seq;
+struct item : tact::test::sequenced {
+  item(std::uint64_t s, std::uint64_t q) : sequenced{s, q} { set_allocation(tact::allocation::Delete); }
 };
 
 // Counts what arrives and on which thread.
@@ -148,15 +147,11 @@ namespace {
 
 // Checks per-sender order; the test reads the result after quiescence.
 struct ordered : tact::actor {
-  explicit ordered(std::uint32_t senders) : next(senders, 0) {}
-  std::vector<std::uint64_t> next;
-  std::uint64_t out_of_order = 0;
-  std::uint64_t received = 0;
+  tact::test::fifo_check fifo;
   std::atomic<std::uint64_t> published{0};
   tact::allocation receive(item& m) {
-    if (m.seq != next[m.sender]) ++out_of_order;
-    next[m.sender] = m.seq + 1;
-    published.store(++received, std::memory_order_release);
+    fifo.accept(m);
+    published.store(fifo.received(), std::memory_order_release);
     return Nodelete;
   }
 };
@@ -168,7 +163,7 @@ TEST_CASE("many threads sending to a bound actor: exactly once and in order per 
   const std::uint64_t per_sender = tact::test::scaled(20'000);
   tact::actor_system system{{.workers = 8}};  // oversubscribed on purpose
   tact::sponsor here{system};
-  auto& target = here.spawn<ordered>(senders);
+  auto& target = here.spawn<ordered>();
   std::vector<std::thread> threads;
   for (std::uint32_t s = 0; s < senders; ++s)
     threads.emplace_back([&, s] {
@@ -178,9 +173,10 @@ TEST_CASE("many threads sending to a bound actor: exactly once and in order per 
   while (target.published.load(std::memory_order_acquire) < total) here.run_until_quiescent();
   for (auto& t : threads) t.join();
   here.run_until_quiescent();
-  CHECK(target.received == total);
-  CHECK(target.out_of_order == 0);
-  for (std::uint32_t s = 0; s < senders; ++s) CHECK(target.next[s] == per_sender);
+  CHECK(target.fifo.received() == total);
+  CHECK(target.fifo.clean());
+  for (std::uint32_t s = 0; s < senders; ++s) CHECK(target.fifo.next(s) == per_sender);
+  CHECK(tact::test::conservation_of(system));
   target | tact::delete_msg;
   here.run_until_quiescent();
   system.stop();
@@ -382,6 +378,8 @@ TEST_CASE("a sponsor destroyed with mail still queued reports it") {
     *orphan | never_run;
   }
   CHECK(log.count(tact::diagnostic_kind::messages_unreceived) == 1);
+  CHECK(system.stats().total.messages_discarded == 1);
+  CHECK(tact::test::conservation_of(system));
   delete orphan;  // never ran: the program ends it by hand (and is told)
   system.stop();
 }

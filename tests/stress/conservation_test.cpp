@@ -11,6 +11,7 @@
 
 #include <tact/tact.hpp>
 
+#include "support/invariants.hpp"
 #include "support/test_support.hpp"
 
 namespace {
@@ -29,22 +30,17 @@ struct token : tact::message {
   }
 };
 
-// Along the ring each actor sends its successor a numbered stream.
-struct link_msg : tact::message {
-  std::uint64_t seq = 0;
-};
-
 struct stop_msg : tact::message {};
 
+// Along the ring each actor sends its successor a numbered stream.
 struct peer : tact::actor {
   std::vector<std::unique_ptr<peer>>* peers = nullptr;
   peer* successor = nullptr;
   std::vector<std::atomic<std::uint8_t>>* arrivals = nullptr;
   std::uint64_t tokens_handled = 0;
-  std::uint64_t links_received = 0;
-  std::uint64_t links_out_of_order = 0;
+  tact::test::fifo_check links;  // from the predecessor
   std::uint64_t links_to_send = 0;
-  std::vector<link_msg> outgoing;  // one message per link send, reused never
+  std::vector<tact::test::sequenced> outgoing;  // one message per link send, reused never
   std::uint64_t links_sent = 0;
 
   tact::allocation receive(token& t) {
@@ -61,9 +57,8 @@ struct peer : tact::actor {
     *(*peers)[t.next_random() % peers->size()] | t;
     return Nodelete;
   }
-  tact::allocation receive(link_msg& m) {
-    if (m.seq != links_received) ++links_out_of_order;
-    ++links_received;
+  tact::allocation receive(tact::test::sequenced& m) {
+    links.accept(m);
     return Nodelete;
   }
   tact::allocation receive(stop_msg&) {
@@ -88,7 +83,7 @@ TEST_CASE("millions of messages among thousands of actors are each received exac
   const std::uint64_t links_per_actor = tact::test::scaled(200);
   CAPTURE(workers, static_cast<int>(steal), tokens, hops);
 
-  tact::actor_system system{{.workers = workers, .steal = steal}};
+  tact::actor_system system{tact::test::configured({.workers = workers, .steal = steal})};
   std::vector<std::atomic<std::uint8_t>> arrivals(tokens);
   std::vector<std::unique_ptr<peer>> peers;
   for (std::size_t i = 0; i < actors; ++i) peers.push_back(std::make_unique<peer>());
@@ -99,7 +94,10 @@ TEST_CASE("millions of messages among thousands of actors are each received exac
     p.arrivals = &arrivals;
     p.links_to_send = links_per_actor;
     p.outgoing.resize(links_per_actor);
-    for (std::uint64_t s = 0; s < links_per_actor; ++s) p.outgoing[s].seq = s;
+    for (std::uint64_t s = 0; s < links_per_actor; ++s) {
+      p.outgoing[s].sender = i;
+      p.outgoing[s].seq = s;
+    }
   }
   std::vector<token> wandering(tokens);
   for (std::uint64_t i = 0; i < tokens; ++i) {
@@ -110,16 +108,20 @@ TEST_CASE("millions of messages among thousands of actors are each received exac
   }
   std::vector<stop_msg> stops(actors);
   system.await_quiescence();
+  CHECK(tact::test::conservation_of(system));
   for (std::size_t i = 0; i < actors; ++i) *peers[i] | stops[i];
   system.await_quiescence();
+  CHECK(tact::test::conservation_of(system));
 
   std::uint64_t handled = 0;
   std::uint64_t links = 0;
   std::uint64_t out_of_order = 0;
+  std::uint64_t duplicates = 0;
   for (const auto& p : peers) {
     handled += p->tokens_handled;
-    links += p->links_received;
-    out_of_order += p->links_out_of_order;
+    links += p->links.received();
+    out_of_order += p->links.out_of_order();
+    duplicates += p->links.duplicates();
   }
   std::uint64_t arrived_once = 0;
   for (const auto& a : arrivals) arrived_once += a.load() == 1 ? 1 : 0;
@@ -128,10 +130,13 @@ TEST_CASE("millions of messages among thousands of actors are each received exac
   CHECK(handled == tokens * (hops + 1));
   CHECK(links == actors * links_per_actor);
   CHECK(out_of_order == 0);
+  CHECK(duplicates == 0);
   const tact::worker_stats total = system.stats().total;
   CHECK(total.messages_processed == handled + links + actors);
   CHECK(total.messages_sent == total.messages_processed);
 
   for (auto& p : peers) *p | tact::finished_msg;
   system.stop();
+  CHECK(tact::test::conservation_of(system));
+  tact::test::record_figures(system);
 }

@@ -9,6 +9,7 @@
 
 #include <tact/tact.hpp>
 
+#include "support/invariants.hpp"
 #include "support/test_support.hpp"
 
 // Nested asks under load: fronts, driven by the test thread, each ask a
@@ -45,11 +46,9 @@ struct probe : tact::request<long> {
 struct step : tact::message {
   std::uint64_t seq = 0;
 };
-// One per report: from actor `sender`, its n-th.
-struct report : tact::message {
-  report(int sender, std::uint64_t n) : sender{sender}, n{n} {}
-  int sender;
-  std::uint64_t n;
+// One per report: from actor `sender`, its seq-th.
+struct report : tact::test::sequenced {
+  using sequenced::sequenced;
 };
 
 // Counts behaviours of one actor running at once.
@@ -64,17 +63,12 @@ struct one_at_a_time {
 };
 
 struct recorder : tact::actor {
-  explicit recorder(tact::actor_system& system)
-      : tact::actor{system}, next(fronts + middles, 0) {}
+  explicit recorder(tact::actor_system& system) : tact::actor{system} {}
   tact::allocation receive(report& r) {
-    if (r.n != next[static_cast<std::size_t>(r.sender)]) ++disorder;
-    next[static_cast<std::size_t>(r.sender)] = r.n + 1;
-    ++received;
+    reports.accept(r);
     return Nodelete;
   }
-  std::vector<std::uint64_t> next;
-  std::uint64_t disorder = 0;
-  std::uint64_t received = 0;
+  tact::test::fifo_check reports;
 };
 
 // An actor that reports to the recorder, numbering its reports.
@@ -82,7 +76,7 @@ struct reporting : tact::actor {
   reporting(tact::actor_system& system, recorder& r, int id)
       : tact::actor{system}, recorder_{r}, id_{id} {}
   void report_now() {
-    auto* m = new report{id_, sent_++};
+    auto* m = new report{static_cast<std::uint64_t>(id_), sent_++};
     m->set_allocation(tact::allocation::Delete);
     recorder_ | *m;
   }
@@ -161,7 +155,7 @@ TEST_CASE("nested asks deliver every message once, in order, one at a time per a
   const std::uint32_t workers = GENERATE(1u, 2u, 8u);
   const std::uint64_t rounds = tact::test::scaled(400);
   const std::uint64_t probes = tact::test::scaled(200);
-  tact::actor_system system{{.workers = workers}};
+  tact::actor_system system{tact::test::configured({.workers = workers})};
   recorder rec{system};
   std::vector<std::unique_ptr<leaf>> leaf_actors;
   std::vector<leaf*> leaf_refs;
@@ -203,6 +197,7 @@ TEST_CASE("nested asks deliver every message once, in order, one at a time per a
     }
   for (std::thread& t : threads) t.join();
   system.await_quiescence();
+  CHECK(tact::test::conservation_of(system));
 
   const std::uint64_t asked = fronts * rounds + askers * probes;
   std::uint64_t leaf_received = 0;
@@ -225,15 +220,18 @@ TEST_CASE("nested asks deliver every message once, in order, one at a time per a
   CHECK(wrong_probes.load() == 0);
   CHECK(wrong == 0);
   CHECK(overlaps == 0);
-  CHECK(rec.disorder == 0);
+  CHECK(rec.reports.out_of_order() == 0);
+  CHECK(rec.reports.duplicates() == 0);
   CHECK(steps_run == fronts * rounds);
   CHECK(leaf_received == asked);
   // Each front reports twice per ask, each middle twice per relay.
-  CHECK(rec.received == 4 * asked);
+  CHECK(rec.reports.received() == 4 * asked);
 
   rec | tact::finished_msg;
   for (auto& l : leaf_actors) *l | tact::finished_msg;
   for (auto& m : middle_actors) *m | tact::finished_msg;
   for (auto& f : front_actors) *f | tact::finished_msg;
   system.await_quiescence();
+  CHECK(tact::test::conservation_of(system));
+  tact::test::record_figures(system);
 }

@@ -7,6 +7,7 @@
 
 #include <tact/transactional.hpp>
 
+#include "support/invariants.hpp"
 #include "support/test_support.hpp"
 
 // Many parallel actors becoming under load from several senders while
@@ -50,10 +51,13 @@ std::vector<int> count_up(tact::actor_system& system, const std::vector<tx::acto
     });
   for (std::thread& t : senders) t.join();
   system.await_quiescence();
+  CHECK(tact::test::conservation_of(system));
   std::vector<std::atomic<int>> values(counters.size());
   for (std::size_t i = 0; i < counters.size(); ++i)
     tx::send(counters[i], tx::spawn(system, {[&values, i](int n) { values[i].store(n); }}), get{});
   system.await_quiescence();
+  CHECK(tact::test::conservation_of(system));
+  tact::test::record_figures(system);
   std::vector<int> counts;
   for (const std::atomic<int>& v : values) counts.push_back(v.load());
   return counts;
@@ -67,7 +71,7 @@ TEST_CASE("replaced behaviours are reclaimed while other workers may still run t
   const int per_actor = static_cast<int>(tact::test::scaled(20'000));
   census c;
   {
-    tact::actor_system system{{.workers = workers}};
+    tact::actor_system system{tact::test::configured({.workers = workers})};
     std::vector<tx::actor_ref> counters;
     for (int i = 0; i < actors; ++i) counters.push_back(tx::spawn(system, counter(c, 0)));
     for (const int count : count_up(system, counters, per_actor)) CHECK(count == per_actor / 2 * 2);
@@ -102,7 +106,7 @@ TEST_CASE("a serialized actor's replaced behaviours are freed after its commit's
   census c;
   std::vector<std::atomic<int>> last_seen(actors);
   {
-    tact::actor_system system{{.workers = workers}};
+    tact::actor_system system{tact::test::configured({.workers = workers})};
     std::vector<tx::actor_ref> counters;
     for (int i = 0; i < actors; ++i)
       counters.push_back(

@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <mutex>
+#include <random>
 #include <string>
 #include <vector>
 
+#include <tact/actor_system.hpp>
+#include <tact/config.hpp>
 #include <tact/diagnostic.hpp>
 
 namespace tact::test {
@@ -18,6 +22,57 @@ inline std::uint64_t scaled(std::uint64_t count) {
   const char* text = std::getenv("TACT_STRESS_SCALE");
   const double scale = text != nullptr ? std::strtod(text, nullptr) : 1.0;
   return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(count) * scale));
+}
+
+// Where a test's random choices start: TACT_TEST_SEED if set, to replay a
+// failure, else a fresh number. Tests show it on failure (INFO), and
+// derive every generator from it, so a run replays from it alone.
+inline std::uint64_t test_seed() {
+  static const std::uint64_t seed = []() -> std::uint64_t {
+    if (const char* text = std::getenv("TACT_TEST_SEED")) return std::strtoull(text, nullptr, 0);
+    return (std::uint64_t{std::random_device{}()} << 32) | std::random_device{}();
+  }();
+  return seed;
+}
+
+// A generator for one part of a test: the run's seed mixed with `stream`,
+// so parts (threads, actors) draw independent sequences (splitmix64).
+inline std::uint64_t mix(std::uint64_t seed, std::uint64_t stream) {
+  std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (stream + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// Rate of injected faults (behaviours that throw), per message: TACT_FAULT_RATE
+// if set, else `otherwise`.
+inline double fault_rate(double otherwise) {
+  const char* text = std::getenv("TACT_FAULT_RATE");
+  return text != nullptr ? std::strtod(text, nullptr) : otherwise;
+}
+
+// For long runs under other shapes (tests/soak): TACT_TEST_WORKERS,
+// TACT_TEST_QUEUES and TACT_TEST_QUEUE_FLOOR, where set, replace the
+// workers, queues and copy queue floor of `config`. Only for tests that hold
+// for any shape (the soak keeps queues >= workers).
+inline system_config configured(system_config config) {
+  const auto number = [](const char* name) -> std::uint64_t {
+    const char* text = std::getenv(name);
+    return text != nullptr ? std::strtoull(text, nullptr, 0) : 0;
+  };
+  if (const std::uint64_t n = number("TACT_TEST_WORKERS")) config.workers = static_cast<std::uint32_t>(n);
+  if (const std::uint64_t n = number("TACT_TEST_QUEUES")) config.queues = static_cast<std::uint32_t>(n);
+  if (const std::uint64_t n = number("TACT_TEST_QUEUE_FLOOR"))
+    config.copy_queue_floor = static_cast<std::uint32_t>(n);
+  return config;
+}
+
+// For long runs: appends the messages `system` processed to the file that
+// TACT_TEST_FIGURES names, one number per line, which the soak sums.
+inline void record_figures(const actor_system& system) {
+  const char* path = std::getenv("TACT_TEST_FIGURES");
+  if (path == nullptr) return;
+  std::ofstream{path, std::ios::app} << system.stats().total.messages_processed << '\n';
 }
 
 // Collects diagnostics from any thread; the test thread inspects them after

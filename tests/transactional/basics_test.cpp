@@ -10,6 +10,7 @@
 #include <tact/tact.hpp>
 #include <tact/transactional.hpp>
 
+#include "support/invariants.hpp"
 #include "transactional/tx_support.hpp"
 
 namespace {
@@ -51,6 +52,7 @@ TEST_CASE("a message no handler matches is dropped and counted") {
   system.await_quiescence();
   CHECK(seen.values() == std::vector<int>{3});
   CHECK(system.stats().total.tx_unmatched == 2);
+  CHECK(tact::test::conservation_of(system));  // unmatched messages were processed
 }
 
 TEST_CASE("a send to an empty reference is dropped and counted, inside a handler or not") {
@@ -65,7 +67,9 @@ TEST_CASE("a send to an empty reference is dropped and counted, inside a handler
   system.await_quiescence();
   const tact::worker_stats total = system.stats().total;
   CHECK(total.tx_dropped == 3);
+  CHECK(total.messages_rejected == 3);  // refused at the send: never queued
   CHECK(total.tx_commits == 1);
+  CHECK(tact::test::conservation_of(total));
 }
 
 TEST_CASE("a become takes effect for the actor's next messages; replies go to the customer") {

@@ -40,6 +40,14 @@ struct actor_access {
   static bool land_one(actor& a) noexcept {
     return a.in_flight_.fetch_sub(1, std::memory_order_seq_cst) == 1;
   }
+  // Checks only: a behaviour of `a` starts; returns how many were running
+  // already (0 unless the executor broke one message at a time). Relaxed:
+  // a read-modify-write sees every earlier one, and the check must add no
+  // ordering that would hide a missing one from ThreadSanitizer.
+  static std::uint32_t enter(actor& a) noexcept {
+    return a.in_receive_.fetch_add(1, std::memory_order_relaxed);
+  }
+  static void leave(actor& a) noexcept { a.in_receive_.fetch_sub(1, std::memory_order_relaxed); }
 };
 
 struct message_access {
@@ -67,6 +75,8 @@ TACT_API bool open(const anchor* h) noexcept;
 // Posts the envelope {target, message, run} to work queue `queue` of `ex`:
 // the only seam between the actor models and the executor. The three words
 // travel in registers rather than through a stack copy. Any thread.
+// Throws std::bad_alloc if the queue cannot grow; then nothing was posted
+// (or counted).
 TACT_API void post(executor& ex, std::uint32_t queue, void* target, void* message, run_fn run);
 
 // Deletes or destroys a delivered message whose allocation says so.
@@ -81,6 +91,13 @@ TACT_API void retire(actor& a, allocation how) noexcept;
 // Checks only: one message to `a` has been delivered or dropped. The last
 // one to land after `a` finished takes its deferred allocation action.
 TACT_API void land(actor& a) noexcept;
+
+// Checks only: a delivery found `running` behaviours of its actor still
+// running. Prints what ran into what and aborts: the executor has broken
+// one message at a time, and nothing after this can be trusted.
+[[noreturn]] TACT_API void report_overlap(const std::type_info& actor_type,
+                                          const std::type_info& message_type,
+                                          std::uint32_t running) noexcept;
 
 // Called inside a catch block of a delivery: hands the exception to the
 // system's diagnostic handler, naming both types.
