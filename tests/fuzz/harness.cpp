@@ -2,7 +2,10 @@
 
 #include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <optional>
 #include <vector>
 
@@ -26,12 +29,19 @@ using std::chrono::milliseconds;
 static_assert(tact::build::checks,
               "the fuzzed programs send to finished actors, which is defined only with checks on");
 
+// Where a probe lives when the test owns its storage: destroy_msg runs its
+// destructor and leaves the storage to the test.
+struct probe_storage {
+  alignas(probe) std::byte bytes[sizeof(probe)];
+};
+
 // An actor of the program, as the test holds it.
 struct actor_slot {
   bool classic = false;
-  probe* classic_actor = nullptr;  // until delete_msg is sent to it
+  probe* classic_actor = nullptr;  // until delete_msg or destroy_msg is sent to it
+  std::unique_ptr<probe_storage> storage;  // set: placed there, not made by spawn
   bool pilled = false;
-  bool finished_by_pill = false;  // finished_msg: the test deletes it after stop()
+  bool finished_by_pill = false;  // finished_msg: the test destroys it after stop()
   int pending_relays = 0;         // relays naming it, alive: it must not be deleted
   tx::actor_ref ref;              // a tally, until released
 };
@@ -98,7 +108,8 @@ class runner {
                const ask_expectation& expected);
 
   model& model_;
-  // Before the system: relays still queued at its end point into these.
+  // Before the system: relays still queued at its end point into these,
+  // and probes' storage must outlive their last landing.
   std::array<actor_slot, max_actors> actors_{};
   std::size_t count_ = 0;
   std::vector<started_timer> timers_;
@@ -112,7 +123,13 @@ void runner::apply(const operation& op) {
       if (count_ < max_actors) {
         actor_slot& s = actors_[count_++];
         s.classic = true;
-        s.classic_actor = &system_.spawn<probe>(system_, model_, model_.spawn_classic());
+        const int id = model_.spawn_classic();
+        if ((op.a & 1) != 0) {
+          s.storage = std::make_unique<probe_storage>();
+          s.classic_actor = new (s.storage->bytes) probe{system_, model_, id};
+        } else {
+          s.classic_actor = &system_.spawn<probe>(system_, model_, id);
+        }
       }
       break;
     case opcode::spawn_tx:
@@ -261,8 +278,11 @@ void runner::pill(int id, bool deleting) {
   s.pilled = true;
   probe& target = *s.classic_actor;
   if (deleting) {
-    s.classic_actor = nullptr;  // the engine deletes it
-    tact::send(target, tact::delete_msg);
+    s.classic_actor = nullptr;  // the engine deletes or destroys it
+    if (s.storage)
+      tact::send(target, tact::destroy_msg);
+    else
+      tact::send(target, tact::delete_msg);
   } else {
     s.finished_by_pill = true;
     tact::send(target, tact::finished_msg);
@@ -332,8 +352,13 @@ void runner::finish() {
   for (actor_slot& s : actors_) s.ref.reset();
   system_.stop();
   model_.end_of_run(system_.stats().total);
-  for (actor_slot& s : actors_)
-    if (s.finished_by_pill) delete std::exchange(s.classic_actor, nullptr);
+  for (actor_slot& s : actors_) {
+    if (!s.finished_by_pill) continue;
+    if (s.storage)
+      std::exchange(s.classic_actor, nullptr)->~probe();
+    else
+      delete std::exchange(s.classic_actor, nullptr);
+  }
 }
 
 }  // namespace

@@ -50,6 +50,11 @@ SEEDS = {
     "kill": program(6, op(P), op(P), op("note", 0), op("kill", 0), op("run_all"), op("note", 1)),
     "kill-with-relay-pending": program(7, op(P), op(P), op("relay", 0, 1), op("kill", 0, 1),
                                        op("run_some", 2), op("kill", 0)),
+    # Probes in storage the test owns: destroy_msg, or destroyed by the test.
+    "destroy": program(29, op(P, 1), op(P, 1), op("note", 0), op("relay", 1, 0), op("kill", 0),
+                       op("run_all"), op("kill", 0), op("note", 1), op("run_all")),
+    "finish-placed": program(30, op(P, 1), op("timer_classic", 0, 0, 1), op("finish", 0),
+                             op("note", 0), op("run_all"), op("advance", 0, 0, 10)),
     # Asks of a probe, each way it can answer.
     "ask-now": program(8, op(P), op("note", 0), op("ask_classic", 0, ANSWERS["now"], ask(0, 1))),
     "ask-never": program(9, op(P), op("ask_classic", 0, ANSWERS["never"], ask(0, 1))),

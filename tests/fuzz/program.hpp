@@ -23,7 +23,7 @@ inline constexpr std::size_t header_bytes = 5;
 inline constexpr std::size_t operation_bytes = 4;
 
 enum class opcode : std::uint8_t {
-  spawn_classic,   // a classic actor (a probe)
+  spawn_classic,   // a classic actor (a probe); a & 1: in storage the test owns
   spawn_tx,        // a transactional actor (a tally); a & 1: serialized
   note,            // the test sends classic actor a a note
   relay,           // classic actor a is told to send classic actor b a note
@@ -40,7 +40,7 @@ enum class opcode : std::uint8_t {
   run_some,        // runs a % 8 + 1 messages
   run_all,         // runs messages until none is queued
   finish,          // probe a gets finished_msg
-  kill,            // probe a gets delete_msg
+  kill,            // probe a gets delete_msg, or destroy_msg if the test owns its storage
   tx_release,      // the test drops its reference to tally a
   tx_to_nobody,    // a transactional send to an empty reference
   tx_unmatched,    // tally a gets a message none of its handlers takes
