@@ -60,7 +60,7 @@ std::int64_t value_of(std::uint8_t b) { return static_cast<std::int8_t>(b); }
 class runner {
  public:
   runner(const program& p, model& reference)
-      : model_{reference}, system_{p.how, config(reference)}, start_{system_.now()} {}
+      : model_{reference}, system_{p.how, config(p, reference)}, start_{system_.now()} {}
 
   void apply(const operation& op);
   // After each operation: the clock and the timers agree.
@@ -70,8 +70,10 @@ class runner {
   void finish();
 
  private:
-  static tact::system_config config(model& reference) {
+  static tact::system_config config(const program& p, model& reference) {
     tact::system_config c = tact::testing::deterministic_config();
+    c.queues = p.queues;
+    c.local_batch = p.local_batch;
     // Counted, not printed: the exceptions are thrown on purpose.
     c.on_diagnostic = [&reference](const tact::diagnostic& d) { reference.diagnosed(d.kind); };
     c.on_rollback = [&reference](const tx::rollback&) { reference.rolled_back(); };
@@ -364,7 +366,7 @@ void runner::finish() {
 }  // namespace
 
 void run(const program& p) {
-  model reference{*p.how.seed};
+  model reference{*p.how.seed, p.local_batch > 0};
   {
     runner r{p, reference};
     for (std::size_t i = 0; i < p.operations.size(); ++i) {

@@ -5,8 +5,8 @@ Usage: make_corpus.py write DIR      writes every seed program below into DIR
        make_corpus.py show FILE...   prints what inputs decode to
 
 The byte layout is program.hpp's: a flags byte (bit 0: PCT; bits 1-2: PCT
-depth - 1), a 4-byte little-endian seed, then 4 bytes per operation (code,
-a, b, c). Seeds here are small programs that each reach one feature; the
+depth - 1; bits 3-4: 256, 4, 2 or 1 queues; bit 5: local batch on), a
+4-byte little-endian seed, then 4 bytes per operation (code, a, b, c). Seeds here are small programs that each reach one feature; the
 fuzzer mutates and splices them. Findings worth keeping (a fixed engine
 bug) are added to the corpus as they were found, not through this file.
 """
@@ -30,8 +30,12 @@ def op(name, a=0, b=0, c=0):
     return bytes([CODE[name], a & 255, b & 255, c & 255])
 
 
-def program(seed, *ops, pct=False, depth=3):
-    flags = (1 if pct else 0) | (((depth - 1) & 3) << 1)
+QUEUES = {256: 0, 4: 1, 2: 2, 1: 3}
+
+
+def program(seed, *ops, pct=False, depth=3, queues=256, local_batch=False):
+    flags = (1 if pct else 0) | (((depth - 1) & 3) << 1) | (QUEUES[queues] << 3) | \
+        (0x20 if local_batch else 0)
     return bytes([flags]) + struct.pack("<I", seed) + b"".join(ops)
 
 
@@ -106,6 +110,14 @@ SEEDS = {
                          op("tx_pass", 0, 1, 3), op("ask_classic", 1, 3, ask(1, 2)),
                          op("timer_tx", 1, 4, 2), op("boom", 0), op("tx_boom", 1, 0),
                          op("finish", 1), op("run_some", 3), op("note", 1), pct=True, depth=4),
+    "shared-queues": program(31, op(P), op(S, SER), op(P), op(S, PAR), op("relay", 0, 2),
+                             op("relay", 2, 0), op("tx_pass", 1, 3, 2), op("tx_add", 3, 1),
+                             op("note", 2), op("finish", 0), op("relay", 2, 0), op("run_all"),
+                             queues=2),
+    "one-queue-local-batch": program(32, op(P), op(P), op(S, SER), op("relay", 0, 1),
+                                     op("relay", 1, 0), op("relay", 0, 0), op("tx_add", 0, 1),
+                                     op("note", 1), op("run_some", 2), op("kill", 1), op("run_all"),
+                                     queues=1, local_batch=True),
     "eight-actors": program(28, *[op(P if i % 2 == 0 else S, i) for i in range(9)],
                             *[op("relay", i, i + 1) for i in range(4)],
                             *[op("tx_pass", i, i + 1, i) for i in range(4)], op("run_all")),
@@ -118,7 +130,9 @@ def show(data):
     flags = byte(0)
     seed = struct.unpack("<I", bytes(byte(i) for i in range(1, 5)))[0]
     kind = f"pct depth {1 + ((flags >> 1) & 3)}" if flags & 1 else "random"
-    lines = [f"schedule {kind}, seed {seed}"]
+    queues = [256, 4, 2, 1][(flags >> 3) & 3]
+    batch = ", local batch" if flags & 0x20 else ""
+    lines = [f"schedule {kind}, seed {seed}, {queues} queues{batch}"]
     for at in range(5, len(data), 4):
         if len(lines) > 64:
             break

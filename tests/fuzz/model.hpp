@@ -61,7 +61,10 @@ struct ask_expectation {
 
 class model {
  public:
-  explicit model(std::uint64_t seed) : seed_{seed} {}
+  // `overtaking`: same-queue sends join the batch in progress
+  // (system_config::local_batch), so a probe's send to a probe on its own
+  // queue may run before what other senders queued earlier: a pill, say.
+  model(std::uint64_t seed, bool overtaking) : seed_{seed}, overtaking_{overtaking} {}
 
   // ---- failures ----
   void at(std::size_t index, const operation& op);  // the operation being run
@@ -143,6 +146,7 @@ class model {
     answer how = answer::now;  // a question's
     int to = -1;               // a relay's target
     std::uint32_t note_seq = 0;
+    bool maybe = false;  // sent after the pill: received, or a dead letter
   };
   struct classic_actor {
     bool pilled = false;  // a pill was posted: later messages are dead letters
@@ -180,6 +184,7 @@ class model {
   std::string name(int actor) const;
 
   const std::uint64_t seed_;
+  const bool overtaking_;
   std::string where_ = "the start of the run";
   std::vector<char> kinds_;  // per actor: 'c' classic, 't' transactional
   std::map<int, classic_actor> classic_;

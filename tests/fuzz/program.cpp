@@ -3,6 +3,8 @@
 #include <array>
 #include <string_view>
 
+#include <tact/defaults.hpp>
+
 namespace tact_fuzz {
 namespace {
 
@@ -26,6 +28,9 @@ program decode(const std::uint8_t* data, std::size_t size) {
                                 : tact::testing::schedule::policy::random;
   p.how.depth = 1 + ((flags >> 1) & 3);
   p.how.steps = pct_steps;
+  static constexpr std::uint32_t queue_counts[] = {256, 4, 2, 1};
+  p.queues = queue_counts[(flags >> 3) & 3];
+  p.local_batch = (flags & 0x20) != 0 ? tact::defaults::local_batch : 0;
   std::uint64_t seed = 0;
   for (std::size_t i = 0; i < 4; ++i) seed |= std::uint64_t{byte(1 + i)} << (8 * i);
   p.how.seed = seed;

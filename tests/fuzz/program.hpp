@@ -13,8 +13,10 @@
 // so every mutation the fuzzer makes is a program worth running.
 //
 // Layout: one flags byte (bit 0: PCT instead of uniform random choice;
-// bits 1-2: PCT depth - 1), four bytes of seed (little endian), then four
-// bytes per operation: its code and three arguments a, b, c.
+// bits 1-2: PCT depth - 1; bits 3-4: 256, 4, 2 or 1 work queues, so that
+// actors share them; bit 5: same-queue sends join the batch in progress,
+// system_config::local_batch), four bytes of seed (little endian), then
+// four bytes per operation: its code and three arguments a, b, c.
 namespace tact_fuzz {
 
 inline constexpr std::size_t max_operations = 64;
@@ -63,6 +65,8 @@ enum class answer : std::uint8_t {
 
 struct program {
   tact::testing::schedule how;
+  std::uint32_t queues = 256;
+  std::uint32_t local_batch = 0;
   std::vector<operation> operations;
 };
 
