@@ -145,13 +145,15 @@ timer start_classic(A& target, M& msg, std::chrono::nanoseconds delay,
   static_assert(receives<A, M>,
                 "tact: the receiving actor declares no `tact::allocation receive(M&)` for this "
                 "message type");
+  // Sent from here on, even to a finished actor: as with send, its loss is
+  // a dead letter, not a message destroyed unsent.
+  if constexpr (build::checks) message_access::mark_sent(msg);
   if (target.finished()) {
     if constexpr (build::checks) actor_access::take_off(target);  // report_... lands it
     dispose(msg);
     report_send_to_finished(target, typeid(A), typeid(M));
     return {};
   }
-  if constexpr (build::checks) message_access::mark_sent(msg);
   timer handle{new classic_timer<A, M>(target, msg, period)};
   arm(timer_access::record(handle), delay);
   return handle;

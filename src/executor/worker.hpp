@@ -55,15 +55,36 @@ class worker {
   // from an actor of this queue is already in this batch or was processed
   // before it, and once the budget is spent all later sends of this batch
   // go through the mailbox, which is gulped after the batch is done. A
-  // queue held by a waiting behaviour (see suspend()) has no budget: the
-  // held batch is drained before its mailbox is taken in. Counted per
-  // batch, from the budget spent, not per send.
+  // sender that is not an actor of this queue holds appends (see
+  // appends_held). A queue held by a waiting behaviour (see suspend()) has
+  // no budget: the held batch is drained before its mailbox is taken in.
+  // Counted per batch, from the budget spent, not per send.
   bool try_append(const work_queue& q, void* target, void* message, run_fn run) {
-    if (current_ != &q || budget_ == 0) return false;
+    if (current_ != &q || budget_ == 0 || appends_held_ != 0) return false;
     current_->batch().push(envelope{target, message, run});
     --budget_;  // after the push, which may throw: the budget counts what was sent
     return true;
   }
+
+  // While one is alive on this worker's thread, sends take the mailbox even
+  // to the queue in hand. For code that sends for an actor that is not an
+  // actor of that queue: a parallel transactional actor runs on whichever
+  // queue its message came to, so an earlier send of its own may wait in
+  // this queue's mailbox, sent from another queue, and joining the batch
+  // would overtake it. A count, not a flag: an on_commit action holding
+  // appends may be suspended (an ask) while other contexts take and
+  // release holds on this worker, in any order; a resumed behaviour has
+  // no budget anyway.
+  class appends_held {
+   public:
+    explicit appends_held(worker& w) noexcept : w_{w} { ++w_.appends_held_; }
+    ~appends_held() { --w_.appends_held_; }
+    appends_held(const appends_held&) = delete;
+    appends_held& operator=(const appends_held&) = delete;
+
+   private:
+    worker& w_;
+  };
 
   // Only on this worker's thread: the queue for the next actor created by
   // a behaviour here (round robin over all queues, starting in our block).
@@ -187,6 +208,7 @@ class worker {
   std::uint32_t current_index_ = no_queue;  // ... and its index
   std::uint32_t spread_ = 0;  // next own slot for next_own_queue(); a guest's next queue for help()
   std::uint32_t budget_ = 0;       // same-queue appends left for this batch
+  std::uint32_t appends_held_ = 0;  // appends_held alive: no appends at all
   void* running_target_ = nullptr;  // target of the envelope being run
   // The behaviour just run was suspended and resumed: its batch was handed
   // over (see held_queue). Kept per context: suspend() clears it for the

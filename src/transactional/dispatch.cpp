@@ -91,12 +91,19 @@ std::uint32_t place(executor& ex, worker* self, const cell& to, bool first) noex
   return self->next_own_queue();
 }
 
+// Whether an actor's messages all run on one queue (it was created
+// serialized): only then may its sends join the batch in hand of the
+// receiver's queue, and keep their order (see worker::try_append).
+bool pinned(const cell& c) noexcept { return c.exclusive; }
+
 // Posts m to its target; m must have one. `running`: the worker this runs
-// on, if any; it need not belong to the target's system. False if the
-// system is stopping: it takes no more messages, so m is a dead letter,
-// left to the caller to free. Throws only if the queue cannot grow
+// on, if any; it need not belong to the target's system. `unpinned`: sent
+// by the commit of an actor that is not pinned, whose sends to a
+// serialized actor, which keeps their order, take the mailbox. False if
+// the system is stopping: it takes no more messages, so m is a dead
+// letter, left to the caller to free. Throws only if the queue cannot grow
 // (std::bad_alloc), and then m is freed.
-bool post(message* m, worker* running, bool first) {
+bool post(message* m, worker* running, bool first, bool unpinned = false) {
   cell& to = *message_access::target(*m).cell();
   executor& ex = *to.ex;
   if (ex.stopping()) [[unlikely]] {
@@ -106,7 +113,13 @@ bool post(message* m, worker* running, bool first) {
   }
   worker* self = running != nullptr && &running->owner() == &ex ? running : nullptr;
   try {
-    ex.post(self, place(ex, self, to, first), &to, m, &run);
+    const std::uint32_t queue = place(ex, self, to, first);
+    if (unpinned && self != nullptr && to.serialized.load(std::memory_order_relaxed)) {
+      const worker::appends_held hold{*self};
+      ex.post(self, queue, &to, m, &run);
+    } else {
+      ex.post(self, queue, &to, m, &run);
+    }
   } catch (...) {
     message_access::destroy(m);
     throw;
@@ -134,9 +147,10 @@ void commit_sends(transaction& tx, worker& w, message& handled) noexcept {
     tx.borrowed = false;
   }
   bool first = true;
+  const bool unpinned = !pinned(*tx.actor);
   for (message* m = std::exchange(tx.first, nullptr); m != nullptr; first = false) {
     message* next = std::exchange(message_access::next(*m), nullptr);
-    if (!post(m, &w, first)) [[unlikely]] {
+    if (!post(m, &w, first, unpinned)) [[unlikely]] {
       message_access::next(*m) = tx.dropped;
       tx.dropped = m;
     }
@@ -167,8 +181,17 @@ void free_dropped(transaction& tx) noexcept {
   tx.actions.clear();
 }
 
-void run_actions(executor& ex, transaction& tx) noexcept {
-  if (!tx.actions.empty()) [[unlikely]] run_each_action(ex, tx);
+// An action's sends are immediate (how a handler reaches classic actors):
+// for an actor that is not pinned, they must not join the batch in hand
+// (see worker::appends_held). A send made straight from a handler is not
+// held: it promises no order (it happens again if the handler loses a
+// become race), and holding around every handler costs every dispatch.
+void run_actions(executor& ex, transaction& tx, worker& w) noexcept {
+  if (tx.actions.empty()) [[likely]]
+    return;
+  if (pinned(*tx.actor)) return run_each_action(ex, tx);
+  const worker::appends_held hold{w};
+  run_each_action(ex, tx);
 }
 
 void drop(const envelope& e) noexcept { message_access::destroy(static_cast<message*>(e.message)); }
@@ -201,7 +224,7 @@ void commit_exclusive(executor& ex, cell& c, transaction& tx, worker& w, message
   }
   commit_sends(tx, w, handled);
   install(c, std::exchange(tx.next, nullptr));
-  run_actions(ex, tx);
+  run_actions(ex, tx, w);
   running->release();
   w.counters.tx_commits.add();
   w.counters.tx_becomes.add();
@@ -292,7 +315,7 @@ void run(void* target, void* msg) noexcept {
     if (tx.next == nullptr) {
       current = nullptr;
       commit_sends(tx, w, *m);
-      run_actions(ex, tx);
+      run_actions(ex, tx, w);
       w.counters.tx_commits.add();
       break;
     }
@@ -311,7 +334,7 @@ void run(void* target, void* msg) noexcept {
       // Retired after the actions, which may read `running`'s captures: an
       // action that asks is suspended, and its worker unpinned meanwhile, so
       // a behaviour retired before it could be freed under it.
-      run_actions(ex, tx);
+      run_actions(ex, tx, w);
       ex.reclamation().retire(w.index(), running, &release_behaviour);
       w.counters.tx_commits.add();
       w.counters.tx_becomes.add();

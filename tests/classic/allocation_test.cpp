@@ -19,9 +19,9 @@ template <class T>
 struct counts_frees {
   static inline std::atomic<int> freed{0};
   static void* operator new(std::size_t size) { return ::operator new(size); }
-  static void operator delete(void* p, std::size_t size) {
+  static void operator delete(void* p, std::size_t) {
     freed.fetch_add(1);
-    ::operator delete(p, size);
+    ::operator delete(p);  // unsized: Clang leaves sized deallocation off
   }
 };
 

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <string>
 #include <vector>
@@ -61,6 +62,27 @@ TEST_CASE("a send to a finished actor is reported and dropped, never delivered")
   const auto reports = log.of(kind::send_to_finished);
   REQUIRE(reports.size() == 1);
   CHECK_THAT(reports[0].text, Contains("dying_note") && Contains("listener"));
+}
+
+TEST_CASE("a send_after to a finished actor is a dead letter, not a message never sent") {
+  tact::test::diagnostics_log log;
+  std::atomic<int> destroyed{0};
+  tact::actor_system system{{.workers = 1, .on_diagnostic = log.handler()}};
+  listener l;
+  l | tact::finished_msg;
+  system.await_quiescence();
+  REQUIRE(l.finished());
+
+  auto* late = new dying_note{destroyed};
+  late->set_allocation(tact::allocation::Delete);
+  const tact::timer refused = tact::send_after(std::chrono::milliseconds{1}, l, *late);
+  CHECK_FALSE(refused);
+  CHECK(destroyed == 1);  // freed at once, as a send's dead letter is
+  system.stop();
+
+  CHECK(system.stats().total.dead_letters == 1);
+  CHECK(log.count(kind::send_to_finished) == 1);
+  CHECK(log.count(kind::message_never_sent) == 0);  // it was sent, to no one
 }
 
 TEST_CASE("a message queued behind a poison pill is reported, and counted at shutdown") {

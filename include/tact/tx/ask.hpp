@@ -42,6 +42,9 @@ ask_result<R> ask(actor_system& system, const actor_ref& to, std::chrono::nanose
   // Destroyed with the customer's behaviour, which happens once nobody
   // holds the customer: if no answer came by then, none can.
   struct unanswered {
+    // Not an aggregate: make_shared would need parenthesized aggregate
+    // initialization, which Clang 14 lacks.
+    explicit unanswered(std::shared_ptr<detail::reply_slot<R>> s) noexcept : slot{std::move(s)} {}
     std::shared_ptr<detail::reply_slot<R>> slot;
     ~unanswered() { slot->fail_unanswered(); }
   };

@@ -91,7 +91,9 @@ class behaviour_impl final : public detail::tx::behaviour_base {
   }
   static void operator delete(void* block, std::size_t size) noexcept {
     if constexpr (over_aligned)
-      ::operator delete(block, size, std::align_val_t{alignof(behaviour_impl)});
+      // Unsized: libstdc++ declares the sized aligned form only when sized
+      // deallocation is on, which Clang before 19 leaves off by default.
+      ::operator delete(block, std::align_val_t{alignof(behaviour_impl)});
     else
       detail::tx::free_block(block, size);
   }
@@ -104,8 +106,8 @@ class behaviour_impl final : public detail::tx::behaviour_base {
 };
 
 template <class H>
-concept handler = !std::derived_from<std::remove_cvref_t<H>, behaviour> &&
-                  requires { &std::remove_cvref_t<H>::operator(); } ||
+concept handler = (!std::derived_from<std::remove_cvref_t<H>, behaviour> &&
+                   requires { &std::remove_cvref_t<H>::operator(); }) ||
                   std::is_function_v<std::remove_pointer_t<std::decay_t<H>>>;
 
 }  // namespace handler_detail

@@ -119,7 +119,9 @@ class message_of final : public message {
   }
   static void operator delete(void* block, std::size_t size) noexcept {
     if constexpr (over_aligned)
-      ::operator delete(block, size, std::align_val_t{alignof(message_of)});
+      // Unsized: libstdc++ declares the sized aligned form only when sized
+      // deallocation is on, which Clang before 19 leaves off by default.
+      ::operator delete(block, std::align_val_t{alignof(message_of)});
     else
       detail::tx::free_block(block, size);
   }

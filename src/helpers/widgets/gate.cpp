@@ -42,6 +42,9 @@ void end_unarmed(tact::detail::timer_record* r) noexcept {
 // arming unrun.
 void arm(const timer& handle, std::chrono::nanoseconds delay) {
   struct until_armed {
+    // A constructor, not an aggregate: make_shared's parenthesized
+    // aggregate initialization is C++20 that Clang 14 lacks.
+    explicit until_armed(tact::detail::timer_record* r) noexcept : record{r} {}
     tact::detail::timer_record* record;
     bool armed = false;
     ~until_armed() {

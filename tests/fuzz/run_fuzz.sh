@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Runs the operations fuzzer (tests/fuzz/ops_fuzz.cpp) for a while.
+#
+#   tests/fuzz/run_fuzz.sh SECONDS [--jobs N]
+#
+# Builds build/fuzz with Clang if needed (meson option fuzz), then fuzzes
+# for SECONDS starting from the corpus in tests/fuzz/corpus, with N
+# processes (default 1). New inputs go to build/fuzz/found (kept from run
+# to run, never into the repository); a crash or a mismatch with the
+# reference model is written to build/fuzz/findings. Prints one summary
+# line; on a finding, also what went wrong and how to reproduce it, and
+# exits 1. Needs clang and libclang-rt-14-dev (./run setup fuzz).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+die() { echo "run_fuzz: $*" >&2; exit 2; }
+
+(($# >= 1)) && [[ $1 =~ ^[0-9]+$ ]] || die "usage: tests/fuzz/run_fuzz.sh SECONDS [--jobs N]"
+seconds=$1
+shift
+jobs=1
+while (($# > 0)); do
+  case $1 in
+    --jobs) (($# >= 2)) || die "--jobs needs a value"; jobs=$2; shift 2 ;;
+    --jobs=*) jobs=${1#--jobs=}; shift ;;
+    *) die "unknown argument '$1'" ;;
+  esac
+done
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs needs a positive number, not '$jobs'"
+
+dir=build/fuzz
+if [[ ! -f $dir/build.ninja ]]; then
+  CXX=clang++ meson setup "$dir" -Dfuzz=true -Dchecks=enabled -Dbuildtype=debugoptimized \
+    >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log" >&2; die "setting up $dir failed"; }
+  rm -f "$dir.setup.log"
+fi
+ninja -C "$dir" -j 2 >"$dir/build.log" 2>&1 || { cat "$dir/build.log" >&2; die "building $dir failed"; }
+
+fuzzer=$PWD/$dir/tests/fuzz/ops-fuzz
+corpus=$PWD/tests/fuzz/corpus
+found=$PWD/$dir/found
+findings=$PWD/$dir/findings
+logs=$PWD/$dir/logs
+mkdir -p "$found" "$findings"
+rm -rf "$logs"
+mkdir -p "$logs"
+
+# The first directory receives what the fuzzer finds; the corpus is only read.
+args=("-max_total_time=$seconds" -max_len=261 -timeout=10 -rss_limit_mb=2048
+  -print_final_stats=1 "-artifact_prefix=$findings/" "$found" "$corpus")
+status=0
+if ((jobs == 1)); then
+  "$fuzzer" "${args[@]}" >"$logs/fuzz-0.log" 2>&1 || status=$?
+else
+  # Each job runs for SECONDS in its own process, sharing the found inputs.
+  (cd "$logs" && "$fuzzer" "-jobs=$jobs" "-workers=$jobs" "${args[@]}" >jobs.log 2>&1) || status=$?
+fi
+
+# One line: executions, coverage (the largest any job reached), time, findings.
+read -r executions cov features < <(awk '
+  /^stat::number_of_executed_units:/ { runs += $2 }
+  / cov: / { for (i = 1; i < NF; ++i) {
+      if ($i == "cov:" && $(i + 1) > cov) cov = $(i + 1)
+      if ($i == "ft:" && $(i + 1) > ft) ft = $(i + 1) } }
+  END { print runs + 0, cov + 0, ft + 0 }' "$logs"/fuzz-*.log)
+new=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$logs"/fuzz-*.log | sort -u)
+crashes=$(grep -c . <<<"$new" || true)
+echo "fuzz: $executions executions in ${seconds} s ($((executions / (seconds > 0 ? seconds : 1)))/s)," \
+  "$jobs job(s), coverage $cov edges / $features features, corpus $(ls "$found" | wc -l) found +" \
+  "$(ls "$corpus" | wc -l) kept, $crashes crash(es)"
+
+if ((crashes > 0 || status != 0)); then
+  grep -h -m3 -E '^ops_fuzz: |^==[0-9]+==ERROR|^SUMMARY' "$logs"/fuzz-*.log >&2 || true
+  if ((crashes == 0)); then
+    echo "run_fuzz: the fuzzer exited with status $status; its log is in $logs" >&2
+  fi
+  for f in $new; do
+    echo "run_fuzz: finding $f" >&2
+    echo "  reproduce: $fuzzer $f" >&2
+    echo "  read it:   python3 tests/fuzz/make_corpus.py show $f" >&2
+    echo "  minimize:  $fuzzer -minimize_crash=1 -max_total_time=60 $f" >&2
+  done
+  exit 1
+fi
