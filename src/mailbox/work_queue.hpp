@@ -152,10 +152,12 @@ class work_queue {
 
   // Allocates the arrays not yet allocated now, on the calling thread (so
   // from its NUMA node); the batch only if nobody is processing it.
+  // Acquire, as in gulp(): the batch is the last processor's until its
+  // finish(), whose writes to it (recycle) the lock does not order.
   void allocate_here() {
     std::lock_guard guard{lock_};
     mailbox_.reserve();
-    if (!being_processed_.load(std::memory_order_relaxed)) batch_.reserve();
+    if (!being_processed_.load(std::memory_order_acquire)) batch_.reserve();
   }
 
   // ---- after the workers have stopped ----

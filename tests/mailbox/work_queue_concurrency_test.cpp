@@ -67,3 +67,50 @@ TEST_CASE("racing gulps process a queue one batch at a time, in post order per p
   CHECK(received == producers * per_producer);
   for (std::uint64_t n : next) CHECK(n == per_producer);
 }
+
+// allocate_here (a worker allocating its queues' arrays on its own NUMA
+// node as it starts) may meet a queue another thread has just processed:
+// it takes the batch only when being_processed reads false, and must then
+// see all that thread did to the batch, as a gulp does. Here one thread
+// processes two large batches, then two small ones, and so on, so that each
+// small one lands in a large array and shrinks it (recycle writes the
+// batch's capacity; the two arrays take turns), and after each lets the other
+// thread allocate twice before it posts again: the queue's lock then
+// orders nothing between the shrink and the allocation. Under
+// ThreadSanitizer a missing happens-before edge is a data race. The two
+// threads pace each other through relaxed counters, which order nothing.
+TEST_CASE("allocate_here sees the batch as its last processor left it") {
+  const std::uint64_t batches = tact::test::scaled(2'000);
+  const auto size_of = [](std::uint64_t batch) -> std::uint64_t {
+    return batch / 2 % 2 == 0 ? 8 : 1;
+  };
+  work_queue q{1};
+  std::uint64_t received = 0;  // the processor's
+  std::atomic<std::uint64_t> allocations{0};
+  std::atomic<bool> processing_done{false};
+
+  std::thread processor([&] {
+    for (std::uint64_t b = 0; b < batches; ++b) {
+      for (std::uint64_t s = 0; s < size_of(b); ++s) q.post(tagged(0, s));
+      if (q.gulp() != work_queue::gulp_result::taken) break;
+      while (!q.batch().empty()) {
+        q.batch().pop();
+        ++received;
+      }
+      q.finish();
+      const std::uint64_t seen = allocations.load(std::memory_order_relaxed);
+      while (allocations.load(std::memory_order_relaxed) < seen + 2) std::this_thread::yield();
+    }
+    processing_done.store(true, std::memory_order_relaxed);
+  });
+  while (!processing_done.load(std::memory_order_relaxed)) {
+    q.allocate_here();
+    allocations.fetch_add(1, std::memory_order_relaxed);
+  }
+  processor.join();
+
+  std::uint64_t sent = 0;
+  for (std::uint64_t b = 0; b < batches; ++b) sent += size_of(b);
+  CHECK(received == sent);
+  CHECK(q.looks_empty());
+}

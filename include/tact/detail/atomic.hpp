@@ -1,8 +1,9 @@
 #pragma once
 
 // The atomic type of the lock-free core: the mailbox and its lock, the
-// gulp, the queue-pointer swap, parking, and the behaviour commit. In the
-// library it is std::atomic itself, an alias, so it costs nothing. Model
+// gulp, the queue-pointer swap and ownership array, parking, the epochs
+// and the behaviour commit. In the library it is std::atomic itself, an
+// alias, so it costs nothing. Model
 // checks compile the same engine code against a checker by defining one
 // of these before any tact header:
 //
