@@ -416,7 +416,13 @@ cell* create(behaviour_base* b, bool serialized, actor_system* system) {
   }
   static const bool registered = (executor::on_discard(&run, &drop), true);
   (void)registered;
-  auto* c = new cell;
+  cell* c = nullptr;
+  try {
+    c = new cell;
+  } catch (...) {
+    b->release();  // ours since the call: a create that throws leaves nothing behind
+    throw;
+  }
   c->ex = ex;
   // Created for a sponsor (see sponsor::spawn): serialized on its queue.
   const std::uint32_t sponsored = ex->home_in_scope();

@@ -121,6 +121,17 @@ class counted_here {
 // Objects of the scenario alive now: zero once it is over, or one leaked.
 std::atomic<std::int64_t> live_actors{0};
 std::atomic<std::int64_t> live_messages{0};
+std::atomic<std::int64_t> live_behaviours{0};
+
+// Captured by a behaviour, to count it.
+struct behaviour_token {
+  behaviour_token() noexcept { live_behaviours.fetch_add(1, std::memory_order_relaxed); }
+  behaviour_token(const behaviour_token&) noexcept {
+    live_behaviours.fetch_add(1, std::memory_order_relaxed);
+  }
+  behaviour_token& operator=(const behaviour_token&) = delete;
+  ~behaviour_token() { live_behaviours.fetch_sub(1, std::memory_order_relaxed); }
+};
 
 struct note : sequenced {
   note(std::uint64_t sender, std::uint64_t seq) : sequenced{sender, seq} {
@@ -221,7 +232,7 @@ struct get {};
 // A transactional counter whose every increment becomes (allocates a
 // behaviour) inside the counted scope.
 tx::behaviour counter(int n) {
-  return {[n](increment) {
+  return {[n, token = behaviour_token{}](increment) {
             counted_here scope;
             tx::become(counter(n + 1));
           },
@@ -473,6 +484,7 @@ void every_allocation_failing(unsigned parts) {
     const outcome o = run_scenario(parts, k);
     CHECK(live_actors.load() == 0);
     CHECK(live_messages.load() == 0);
+    CHECK(live_behaviours.load() == 0);
     if (!o.reached) {  // this run allocated less (an ask ran its answer elsewhere)
       ++unreached;
       continue;

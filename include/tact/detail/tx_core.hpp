@@ -138,8 +138,9 @@ TACT_API void note_request(::tact::tx::message& m) noexcept;
 // Stage a become (takes a reference to b); std::logic_error outside a
 // handler.
 TACT_API void become(behaviour_base* b);
-// A new actor running b (takes a reference to it), joined to `system`, or
-// with none to the running handler's system (std::logic_error outside one).
+// A new actor running b (takes a reference to it, released if this throws),
+// joined to `system`, or with none to the running handler's system
+// (std::logic_error outside one).
 TACT_API cell* create(behaviour_base* b, bool serialized, actor_system* system);
 // Stage an action; std::logic_error outside a handler.
 TACT_API void on_commit(std::function<void()> action);
