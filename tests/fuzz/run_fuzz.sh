@@ -6,7 +6,8 @@
 # Builds build/fuzz with Clang if needed (meson option fuzz), then fuzzes
 # for SECONDS starting from the corpus in tests/fuzz/corpus, with N
 # processes (default 1). New inputs go to build/fuzz/found (kept from run
-# to run, never into the repository); a crash or a mismatch with the
+# to run, merged down to those that add coverage when they pile up; never
+# into the repository); a crash or a mismatch with the
 # reference model is written to build/fuzz/findings. Prints one summary
 # line; on a finding, also what went wrong and how to reproduce it, and
 # exits 1. Needs clang and libclang-rt-14-dev (./run setup fuzz).
@@ -65,6 +66,17 @@ read -r executions cov features < <(awk '
   END { print runs + 0, cov + 0, ft + 0 }' "$logs"/fuzz-*.log)
 new=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$logs"/fuzz-*.log | sort -u)
 crashes=$(grep -c . <<<"$new" || true)
+# Keep only the found inputs that add coverage once they pile up, so that
+# the next run does not spend its first seconds replaying redundant ones.
+if ((crashes == 0 && status == 0)) && (($(ls "$found" | wc -l) > 1000)); then
+  rm -rf "$found.merged"
+  mkdir "$found.merged"
+  if "$fuzzer" -merge=1 "$found.merged" "$found" >"$logs/merge.log" 2>&1; then
+    rm -rf "$found"
+    mv "$found.merged" "$found"
+  fi
+fi
+
 echo "fuzz: $executions executions in ${seconds} s ($((executions / (seconds > 0 ? seconds : 1)))/s)," \
   "$jobs job(s), coverage $cov edges / $features features, corpus $(ls "$found" | wc -l) found +" \
   "$(ls "$corpus" | wc -l) kept, $crashes crash(es)"
