@@ -31,10 +31,20 @@ struct listener : tact::actor {
 };
 
 struct dying_note : note {
-  explicit dying_note(std::atomic<int>& destroyed) : destroyed{&destroyed} {}
+  explicit dying_note(std::atomic<int>& destroyed) : destroyed{&destroyed} {
+    set_allocation(tact::allocation::Delete);
+  }
   ~dying_note() override { destroyed->fetch_add(1); }
   std::atomic<int>* destroyed;
 };
+
+// `l`, once it has finished.
+listener& finished(tact::actor_system& system, listener& l) {
+  l | tact::finished_msg;
+  system.await_quiescence();
+  REQUIRE(l.finished());
+  return l;
+}
 
 }  // namespace
 
@@ -45,13 +55,7 @@ TEST_CASE("a send to a finished actor is reported and dropped, never delivered")
   std::atomic<int> destroyed{0};
   tact::actor_system system{{.workers = 2, .on_diagnostic = log.handler()}};
   listener l;
-  l | tact::finished_msg;
-  system.await_quiescence();
-  REQUIRE(l.finished());
-
-  auto* late = new dying_note{destroyed};
-  late->set_allocation(tact::allocation::Delete);
-  l | *late;
+  finished(system, l) | *new dying_note{destroyed};
   system.stop();
 
   CHECK(l.received == 0);
@@ -69,13 +73,8 @@ TEST_CASE("a send_after to a finished actor is a dead letter, not a message neve
   std::atomic<int> destroyed{0};
   tact::actor_system system{{.workers = 1, .on_diagnostic = log.handler()}};
   listener l;
-  l | tact::finished_msg;
-  system.await_quiescence();
-  REQUIRE(l.finished());
-
-  auto* late = new dying_note{destroyed};
-  late->set_allocation(tact::allocation::Delete);
-  const tact::timer refused = tact::send_after(std::chrono::milliseconds{1}, l, *late);
+  const tact::timer refused =
+      tact::send_after(std::chrono::milliseconds{1}, finished(system, l), *new dying_note{destroyed});
   CHECK_FALSE(refused);
   CHECK(destroyed == 1);  // freed at once, as a send's dead letter is
   system.stop();
