@@ -18,8 +18,9 @@
 #               of 1, 2 and 8 workers, under AddressSanitizer
 #   spin        the model of parking against stealing for three workers,
 #               with bitstate hashing (the full search does not fit), for M
-#               minutes, and the check that it still finds the lost wake-up
-#               without the registration's slot check
+#               minutes (that the model sees the lost wake-up without the
+#               registration's slot check is checked for two workers by
+#               ./run test: for three, spin does not reach it in hours)
 #   fuzz        tests/fuzz/run_fuzz.sh for M minutes, if it exists
 #
 # M defaults to 10; `--minutes 0.2` is a smoke run. Builds with two jobs,
@@ -133,7 +134,7 @@ if wanted invariants; then
     queues=$((16 + RANDOM % 497))  # 16 to 512: at least one per worker
     floor=${floors[RANDOM % ${#floors[@]}]}
     load_pid=
-    if ((have_stress_ng && rounds % 2 == 0)); then
+    if ((have_stress_ng && rounds % 2 == 1)); then
       loaded=$((loaded + 1))
       stress-ng --cpu 2 --timeout 3600 >>"$log" 2>&1 &
       load_pid=$!
@@ -203,16 +204,13 @@ if wanted spin; then
   start=$(now)
   model=$PWD/src/executor/parking.pml
   dir=$work/spin
-  rm -rf "$dir" && mkdir -p "$dir/implemented" "$dir/without-check"
-  (cd "$dir/implemented" && spin -DWORKERS=3 -DSLOT_CHECK -a "$model" &&
-    cc -O2 -w -DSAFETY -DBITSTATE -o pan pan.c) >>"$log" 2>&1
-  (cd "$dir/without-check" && spin -DWORKERS=3 -a "$model" &&
+  rm -rf "$dir" && mkdir -p "$dir"
+  (cd "$dir" && spin -DWORKERS=3 -DSLOT_CHECK -a "$model" &&
     cc -O2 -w -DSAFETY -DBITSTATE -o pan pan.c) >>"$log" 2>&1
   # 2^32 bits (512 MiB), three hash functions; stopped after M minutes.
-  timeout "$seconds" "$dir/implemented/pan" -m1000000 -w32 -k3 >"$dir/implemented.out" 2>&1
-  timeout 600 "$dir/without-check/pan" -m1000000 -w32 -k3 >"$dir/without-check.out" 2>&1
-  cat "$dir/implemented.out" "$dir/without-check.out" >>"$log"
-  report=$dir/implemented.out
+  report=$dir/pan.out
+  timeout "$seconds" "$dir/pan" -m1000000 -w32 -k3 >"$report" 2>&1
+  cat "$report" >>"$log"
   errors=$(awk '/errors:/ { for (i = 1; i <= NF; i++) if ($i == "errors:") print $(i + 1) }' "$report" | tail -n 1)
   errors=${errors:-0}
   grep -q "assertion violated" "$report" && errors=$((errors > 0 ? errors : 1))
@@ -220,10 +218,8 @@ if wanted spin; then
   states=$(awk '/states, stored/ { s = $1 } /^Depth=/ { for (i = 1; i <= NF; i++) if ($i ~ /^States=/) { v = $i; sub("States=", "", v); if (v == "") v = $(i + 1); p = v } } END { print (s != "" ? s : p) }' "$report")
   if grep -q "states, stored" "$report"; then finished="search complete"; else finished="stopped after $minutes minutes"; fi
   hash_factor=$(awk -v s="$states" 'BEGIN { if (s + 0 > 0) printf "%.1f", 2 ^ 32 / s; else print "?" }')
-  found=no
-  grep -q "assertion violated" "$dir/without-check.out" && found=yes
-  echo "spin: 3 workers, bitstate 2^32 bits, $states states ($finished), hash factor $hash_factor, $(elapsed_minutes "$start") minutes, $errors violations (lost wake-up found without the slot check: $found)"
-  ((errors == 0)) && [[ $found == yes ]] || failed=1
+  echo "spin: 3 workers, bitstate 2^32 bits, $states states ($finished), hash factor $hash_factor, $(elapsed_minutes "$start") minutes, $errors violations"
+  ((errors == 0)) || failed=1
 fi
 
 # ---- fuzz ----
