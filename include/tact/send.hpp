@@ -102,15 +102,11 @@ bool post_to(A& receiver, void* msg, run_fn run) {
   const std::uint32_t queue = actor_access::queue_of(receiver);
   if (queue == finished_queue) [[unlikely]]
     return false;
-  if constexpr (build::checks) {
-    try {
-      post(actor_access::executor_of(receiver), queue, std::addressof(receiver), msg, run);
-    } catch (...) {
-      land(receiver);
-      throw;
-    }
-  } else {
+  try {
     post(actor_access::executor_of(receiver), queue, std::addressof(receiver), msg, run);
+  } catch (...) {
+    if constexpr (build::checks) land(receiver);  // taken off above, never sent
+    throw;
   }
   return true;
 }

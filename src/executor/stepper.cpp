@@ -13,7 +13,6 @@ stepper::stepper(executor& ex, worker& runner, const step_plan& plan)
       runner_{runner},
       plan_{plan},
       random_state_{plan.seed},
-      taken_(ex.queue_count()),
       running_(ex.queue_count()) {
   if (plan_.kind != step_plan::policy::pct) return;
   // PCT (Burckhardt et al.): distinct initial priorities, all above the
@@ -25,7 +24,8 @@ stepper::stepper(executor& ex, worker& runner, const step_plan& plan)
   for (std::uint32_t i = static_cast<std::uint32_t>(priority_.size()); i > 1; --i)
     std::swap(priority_[i - 1], priority_[next_random() % i]);
   const std::uint64_t horizon = std::max<std::uint64_t>(plan_.steps, 1);
-  for (std::uint32_t c = 0; c + 1 < depth; ++c) change_points_.push_back(1 + next_random() % horizon);
+  for (std::uint32_t c = 0; c + 1 < depth; ++c)
+    change_points_.push_back(1 + next_random() % horizon);
 }
 
 // splitmix64: small state, full period, and the same sequence everywhere.
@@ -39,7 +39,7 @@ std::uint64_t stepper::next_random() noexcept {
 bool stepper::may_run(std::uint32_t index) const noexcept {
   if (running_[index]) return false;
   work_queue& q = ex_.queue_at(index);
-  return taken_[index] ? !q.batch().empty() : !q.looks_empty();
+  return q.being_processed() ? !q.batch().empty() : !q.looks_empty();
 }
 
 std::uint32_t stepper::choose(const std::vector<std::uint32_t>& ready) {
@@ -68,17 +68,15 @@ bool stepper::run_one() {
 bool stepper::run_queue(std::uint32_t index) {
   if (halted_ || index >= ex_.queue_count() || running_[index]) return false;
   work_queue& q = ex_.queue_at(index);
-  if (!taken_[index]) {
+  if (!q.being_processed()) {
     if (q.gulp() != work_queue::gulp_result::taken) return false;
     runner_.counters.gulps.add();
     runner_.counters.gulped_messages.add(q.batch().size());
-    taken_[index] = true;
   }
   ++steps_;
   running_[index] = true;
-  const bool emptied = runner_.step(q);
+  runner_.step(q);
   running_[index] = false;
-  if (emptied) taken_[index] = false;
   return true;
 }
 
@@ -92,7 +90,7 @@ const envelope* stepper::find(std::uint32_t index, F&& f) {
       if (f(part.at(i), position)) return &part.at(i);
     return nullptr;
   };
-  if (taken_[index])
+  if (q.being_processed())
     if (const envelope* e = in(q.batch())) return e;
   return in(q.mailbox());
 }

@@ -69,7 +69,6 @@ class stepper {
   std::uint64_t random_state_;
   std::uint64_t steps_ = 0;
   bool halted_ = false;
-  std::vector<bool> taken_;    // gulped, batch not yet empty
   std::vector<bool> running_;  // a step of this queue is in progress
   std::vector<std::uint32_t> priority_;      // pct: per queue, higher first
   std::vector<std::uint64_t> change_points_;  // pct: steps at which to demote

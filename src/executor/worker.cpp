@@ -346,7 +346,7 @@ bool worker::help() {
   return worked;
 }
 
-bool worker::step(work_queue& q) {
+void worker::step(work_queue& q) {
   // What a nested step interrupts: the step of another queue, whose
   // behaviour is waiting (see stepper).
   worker* const outer_worker = std::exchange(this_thread_worker, this);
@@ -368,12 +368,11 @@ bool worker::step(work_queue& q) {
   budget_ = outer_budget;
   running_target_ = outer_target;
   this_thread_worker = outer_worker;
-  if (!batch.empty()) return false;
+  if (!batch.empty()) return;
   // Unpinned only by the outermost step: an interrupted one may still
   // hold what it read under the pin.
   if (outer == nullptr && owner_.reclamation().pinned(index_)) owner_.reclamation().unpin(index_);
   q.finish();
-  return true;
 }
 
 std::uint32_t worker::next_own_queue() noexcept {

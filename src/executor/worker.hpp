@@ -104,10 +104,10 @@ class worker {
 
   // The deterministic executor (see stepper), on the thread driving it:
   // runs the next envelope of q's batch as this worker. q was gulped by
-  // the caller and stays being_processed until its batch is empty, which
-  // this returns after finishing q. May nest: a behaviour that waits runs
-  // steps of other queues inside its own.
-  bool step(work_queue& q);
+  // the caller and stays being_processed until its batch is empty; then
+  // this finishes q. May nest: a behaviour that waits runs steps of other
+  // queues inside its own.
+  void step(work_queue& q);
 
   // ---- behaviours that wait (an ask inside a behaviour; suspension.cpp) ----
 

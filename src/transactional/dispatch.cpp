@@ -1,6 +1,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -113,13 +114,10 @@ bool post(message* m, worker* running, bool first, bool unpinned = false) {
   }
   worker* self = running != nullptr && &running->owner() == &ex ? running : nullptr;
   try {
-    const std::uint32_t queue = place(ex, self, to, first);
-    if (unpinned && self != nullptr && to.serialized.load(std::memory_order_relaxed)) {
-      const worker::appends_held hold{*self};
-      ex.post(self, queue, &to, m, &run);
-    } else {
-      ex.post(self, queue, &to, m, &run);
-    }
+    std::optional<worker::appends_held> hold;
+    if (unpinned && self != nullptr && to.serialized.load(std::memory_order_relaxed))
+      hold.emplace(*self);
+    ex.post(self, place(ex, self, to, first), &to, m, &run);
   } catch (...) {
     message_access::destroy(m);
     throw;
