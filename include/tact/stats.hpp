@@ -36,6 +36,9 @@ struct worker_stats {
   // destroyed: dropped without running (reported as never received).
   std::uint64_t messages_discarded = 0;
   std::uint64_t suspensions = 0;   // behaviours suspended while they waited (an ask)
+  // Fibers made, each with its own stack, for behaviours that wait; kept
+  // and reused, so this grows with how many wait at once, not how often.
+  std::uint64_t fibers_made = 0;
   // Transactional actors.
   std::uint64_t tx_dispatches = 0;       // transactional envelopes run (a forward to a home queue runs twice)
   std::uint64_t tx_commits = 0;          // handlers that committed
@@ -73,6 +76,7 @@ struct worker_stats {
     messages_rejected += other.messages_rejected;
     messages_discarded += other.messages_discarded;
     suspensions += other.suspensions;
+    fibers_made += other.fibers_made;
     tx_dispatches += other.tx_dispatches;
     tx_commits += other.tx_commits;
     tx_becomes += other.tx_becomes;

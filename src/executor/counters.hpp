@@ -42,6 +42,7 @@ struct worker_counters {
   counter messages_rejected;
   counter messages_discarded;
   counter suspensions;
+  counter fibers_made;
   counter tx_dispatches;
   counter tx_commits;
   counter tx_becomes;
@@ -72,6 +73,7 @@ struct worker_counters {
             .messages_rejected = messages_rejected.get(),
             .messages_discarded = messages_discarded.get(),
             .suspensions = suspensions.get(),
+            .fibers_made = fibers_made.get(),
             .tx_dispatches = tx_dispatches.get(),
             .tx_commits = tx_commits.get(),
             .tx_becomes = tx_becomes.get(),

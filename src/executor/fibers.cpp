@@ -132,14 +132,15 @@ void fiber_pool::leave() noexcept {
 
 bool fiber_pool::native_idle() const noexcept { return native_->now == context::state::idle; }
 
-void fiber_pool::prepare() {
-  if (!idle_.empty()) return;
+bool fiber_pool::prepare() {
+  if (!idle_.empty()) return false;
   // Room for the bookkeeping pushes that must not throw later: every fiber
   // may become idle (resume()), and every stack may come back (an ending).
   fibers_.reserve(fibers_.size() + 1);
   idle_.reserve(fibers_.size() + 1);
   stacks_.reserve(stacks_.size() + fibers_.size() + 1);
   idle_.push_back(&make_fiber());
+  return true;
 }
 
 void fiber_pool::suspend() noexcept {

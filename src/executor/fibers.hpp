@@ -65,8 +65,9 @@ class fiber_pool {
 
   // Makes sure that the next suspend() needs no allocation: throws here
   // (std::bad_alloc, or std::system_error if no stack can be mapped)
-  // before the caller changes anything.
-  void prepare();
+  // before the caller changes anything. True if it made a fiber (none
+  // was idle).
+  bool prepare();
   // The running context stops here until resume() names it; an idle fiber
   // (one made by prepare() if none was idle) runs the loop meanwhile.
   void suspend() noexcept;

@@ -35,7 +35,7 @@ void worker::suspend(wake_condition& c) {
   const std::uint32_t index = current_index_;
   void* const target = running_target_;
   // What can fail comes first, before anything changes.
-  fibers_.prepare();
+  if (fibers_.prepare()) counters.fibers_made.add();
   suspended_.reserve(suspended_.size() + 1);
   held_queue* held = find_held(q);
   if (held == nullptr) {

@@ -1,0 +1,233 @@
+// What steady work must not allocate. Once warmed up, classic sends take
+// nothing from the heap (copy queues hold envelopes, the messages are the
+// program's), transactional sends on one worker take their messages from
+// the thread's block cache, and behaviours that never wait make no fiber.
+// Behaviours that do wait get fibers as many as wait at once, reused after.
+//
+// Every allocation of the process is counted, once, while a test arms the
+// count: operator new, replaced here, and the engine's own malloc and
+// realloc (its copy queues' arrays), through the linker's --wrap (the
+// engine is linked in statically; operator new calls the real malloc). Not run under the sanitizers, which replace the
+// allocator themselves.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+
+#include <tact/tact.hpp>
+#include <tact/transactional.hpp>
+
+#include "support/test_support.hpp"
+
+extern "C" void* __real_malloc(std::size_t size);
+extern "C" void* __real_realloc(void* p, std::size_t size);
+
+namespace {
+
+std::atomic<bool> armed{false};
+std::atomic<std::uint64_t> allocations{0};
+
+void count() noexcept {
+  if (armed.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
+}
+
+void* allocate(std::size_t size, std::size_t alignment) {
+  count();
+  void* p = alignment <= alignof(std::max_align_t)
+                ? __real_malloc(size == 0 ? 1 : size)
+                : std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment);
+  if (p == nullptr) throw std::bad_alloc{};
+  return p;
+}
+
+// Allocations made by any thread while `work` runs; the system must be
+// quiescent before and is made quiescent again before the count is read.
+template <class Work>
+std::uint64_t allocations_during(tact::actor_system& system, Work work) {
+  system.await_quiescence();
+  allocations.store(0);
+  armed.store(true);
+  work();
+  system.await_quiescence();
+  armed.store(false);
+  return allocations.load();
+}
+
+}  // namespace
+
+extern "C" void* __wrap_malloc(std::size_t size) {
+  count();
+  return __real_malloc(size);
+}
+extern "C" void* __wrap_realloc(void* p, std::size_t size) {
+  count();
+  return __real_realloc(p, size);
+}
+
+void* operator new(std::size_t size) { return allocate(size, 0); }
+void* operator new[](std::size_t size) { return allocate(size, 0); }
+void* operator new(std::size_t size, std::align_val_t a) {
+  return allocate(size, static_cast<std::size_t>(a));
+}
+void* operator new[](std::size_t size, std::align_val_t a) {
+  return allocate(size, static_cast<std::size_t>(a));
+}
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  count();
+  return __real_malloc(size == 0 ? 1 : size);
+}
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+  count();
+  return __real_malloc(size == 0 ? 1 : size);
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+
+namespace {
+
+using namespace std::chrono_literals;
+namespace tx = tact::tx;
+
+struct ball : tact::message {
+  std::uint64_t hits_left = 0;
+};
+
+struct player : tact::actor {
+  explicit player(tact::actor_system& system) : tact::actor{system} {}
+  player* other = nullptr;
+  tact::allocation receive(ball& b) {
+    if (b.hits_left == 0) return Nodelete;
+    --b.hits_left;
+    *other | b;
+    return Nodelete;
+  }
+};
+
+void play(player& first, ball& b, std::uint64_t hits) {
+  b.hits_left = hits;
+  first | b;
+}
+
+TEST_CASE("classic sends allocate nothing once warmed up, and make no fiber") {
+  const std::uint32_t workers = GENERATE(1u, 2u, 8u);
+  tact::actor_system system{{.workers = workers}};
+  player a{system};
+  player b{system};
+  a.other = &b;
+  b.other = &a;
+  ball ping;
+  play(a, ping, 10'000);  // warm-up: queues, parking, the workers' first steps
+  const std::uint64_t hits = tact::test::scaled(200'000);
+  CHECK(allocations_during(system, [&] { play(a, ping, hits); }) == 0);
+  CHECK(ping.hits_left == 0);
+  const tact::worker_stats totals = system.stats().total;
+  CHECK(totals.fibers_made == 0);
+  CHECK(totals.suspensions == 0);
+  a | tact::finished_msg;
+  b | tact::finished_msg;
+  system.stop();
+}
+
+// Counts down by re-sending a fresh value to the other of a pair.
+tx::behaviour bouncer(tx::actor_ref* other, std::atomic<std::uint64_t>* ended) {
+  return {[other, ended](std::uint64_t n) {
+    if (n == 0)
+      ended->fetch_add(1);
+    else
+      tx::send(*other, n - 1);
+  }};
+}
+
+TEST_CASE("transactional sends on one worker allocate nothing once warmed up") {
+  // On one worker every message is freed by the thread that made it, so
+  // its block is there for the next send. With more workers blocks move
+  // between the threads' caches, and a thread that runs dry takes from
+  // the heap: fewer allocations, not none.
+  tact::actor_system system{{.workers = 1}};
+  std::atomic<std::uint64_t> ended{0};
+  tx::actor_ref a;
+  tx::actor_ref b;
+  a = tx::spawn(system, bouncer(&b, &ended));
+  b = tx::spawn(system, bouncer(&a, &ended));
+  tx::send(a, std::uint64_t{10'000});
+  const std::uint64_t hits = tact::test::scaled(200'000);
+  CHECK(allocations_during(system, [&] { tx::send(a, hits); }) == 1);  // the first message
+  CHECK(ended.load() == 2);
+  a.reset();
+  b.reset();
+  system.stop();
+}
+
+struct square : tact::request<long> {
+  explicit square(long v) : value{v} {}
+  long value;
+};
+struct go : tact::message {};
+
+struct calculator : tact::actor {
+  explicit calculator(tact::actor_system& system) : tact::actor{system} {}
+  tact::allocation receive(square& m) {
+    m.reply(m.value * m.value);
+    return Nodelete;
+  }
+};
+
+// Asks its calculator `asks` times in one receive, checking each answer.
+struct asker : tact::actor {
+  asker(tact::actor_system& system, calculator& c, long asks)
+      : tact::actor{system}, calculator_{c}, asks_{asks} {}
+  tact::allocation receive(go&) {
+    for (long i = 0; i < asks_; ++i) {
+      auto r = tact::ask(calculator_, square{i}, 60s);
+      if (!r || *r != i * i) wrong.fetch_add(1);
+    }
+    return Nodelete;
+  }
+  calculator& calculator_;
+  long asks_;
+  std::atomic<long> wrong{0};
+};
+
+TEST_CASE("behaviours that wait reuse their fibers: as many as wait at once") {
+  const std::uint32_t workers = GENERATE(1u, 2u);
+  // `waiting` askers receive their go together, rounds times over; each
+  // asks `asks` times. Up to `waiting` of them wait at once on a worker.
+  const long waiting = GENERATE(1L, 8L);
+  const int rounds = 50;
+  const long asks = 20;
+  tact::actor_system system{{.workers = workers}};
+  calculator c{system};
+  std::vector<std::unique_ptr<asker>> askers;
+  for (long k = 0; k < waiting; ++k) askers.push_back(std::make_unique<asker>(system, c, asks));
+  go start;
+  for (int round = 0; round < rounds; ++round) {
+    for (auto& a : askers) *a | start;
+    system.await_quiescence();
+  }
+  long wrong = 0;
+  for (auto& a : askers) wrong += a->wrong.load();
+  CHECK(wrong == 0);
+  const tact::worker_stats totals = system.stats().total;
+  INFO("suspensions " << totals.suspensions << ", fibers made " << totals.fibers_made);
+  // On one worker nothing can answer before its asker waits.
+  if (workers == 1) CHECK(totals.suspensions == static_cast<std::uint64_t>(rounds * waiting * asks));
+  CHECK(totals.fibers_made >= 1);
+  // Each worker keeps what it made: at most one per behaviour waiting on
+  // it at once, however many asks went before.
+  CHECK(totals.fibers_made <= static_cast<std::uint64_t>(waiting) * workers);
+  for (auto& a : askers) *a | tact::finished_msg;
+  c | tact::finished_msg;
+  system.stop();
+}
+
+}  // namespace
