@@ -56,7 +56,8 @@ void worker::loop() {
   const std::uint64_t spins = owner_.config().idle_spins;
   const std::uint64_t park_after = spins + owner_.config().idle_yields;
   std::uint64_t idle_sweeps = 0;
-  std::uint64_t next_steal = defaults::steal_after;
+  std::uint64_t steal_gap = defaults::steal_after;
+  std::uint64_t next_steal = steal_gap;
   for (;;) {
     if (!fibers_.on_native()) [[unlikely]] {
       if (fibers_.ending()) return;
@@ -78,14 +79,14 @@ void worker::loop() {
       // the top, which checks for that.
       if (resume_ready()) {
         idle_sweeps = 0;
-        next_steal = defaults::steal_after;
+        next_steal = steal_gap;
         continue;
       }
       worked = drain_all_held() > 0;
     }
     if (sweep() || worked) {
       idle_sweeps = 0;
-      next_steal = defaults::steal_after;
+      next_steal = steal_gap;
       continue;
     }
     ++idle_sweeps;
@@ -95,13 +96,19 @@ void worker::loop() {
     // two empty sweeps; but looking at a victim's queues is not free for
     // it (its senders find those lines shared with us, one miss per send),
     // so a thief first waits out short lulls, and then doubles the gap
-    // after each failed attempt (see defaults::steal_after).
+    // after each failed attempt (see defaults::steal_after). The gap
+    // outlasts the thief's own work, and only a steal shortens it again: a
+    // worker fed in short bursts (a chain of actors crossing between two
+    // workers) would otherwise try at every lull, and each try costs the
+    // victim misses while it runs that same chain.
     if (stealing_ && idle_sweeps == next_steal) {
       if (steal()) {
-        next_steal = defaults::steal_after;
+        steal_gap = defaults::steal_after;
+        next_steal = steal_gap;
         continue;
       }
-      next_steal = idle_sweeps + std::min<std::uint64_t>(idle_sweeps, defaults::steal_gap_longest);
+      steal_gap = std::min<std::uint64_t>(2 * steal_gap, defaults::steal_gap_longest);
+      next_steal = idle_sweeps + steal_gap;
     }
     if (idle_sweeps <= spins) {
       cpu_relax();
@@ -113,6 +120,7 @@ void worker::loop() {
       else
         park();
       idle_sweeps = 0;
+      next_steal = steal_gap;
     }
   }
 }
@@ -247,7 +255,7 @@ bool worker::steal_from(std::uint32_t victim_index) {
 // the first queue with mail that nobody processes, skipping slots that are
 // mid-swap (null). Mail is looked at first, because being_processed shares
 // a line with the batch a worker is draining: we read it only for queues
-// that have mail, or when the victim has no other mail.
+// that have mail, or when the victim has no other mail and is stuck.
 //
 // Beyond the thesis, the queue is worth taking only if the victim could not
 // run it soon itself, else stealing moves work instead of sharing it (a
@@ -268,29 +276,41 @@ std::optional<std::uint32_t> worker::worth_stealing(const worker& victim) noexce
     }
   }
   if (!found) return std::nullopt;
-  bool busy = false;
   for (std::uint32_t slot = first; slot < first + span; ++slot) {
     if (slot == *found) continue;
     const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
-    if (q == nullptr) continue;
-    if (!q->looks_empty()) return found;
-    busy = busy || q->being_processed();
+    if (q != nullptr && !q->looks_empty()) return found;
   }
-  return busy && stuck(victim) ? found : std::nullopt;
+  // No backlog. Whether the victim is stuck is asked before whether it is
+  // in a batch at all: each being_processed read costs a victim that is
+  // not stuck a miss on the line of the batch it drains (a ring of actors
+  // crossing between two workers ran at half speed while idle thieves
+  // kept reading them).
+  if (!stuck(victim)) return std::nullopt;
+  for (std::uint32_t slot = first; slot < first + span; ++slot) {
+    if (slot == *found) continue;
+    const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
+    if (q != nullptr && q->being_processed()) return found;
+  }
+  return std::nullopt;
 }
 
 // Whether the victim has not started a gulp for defaults::stuck_worker,
 // as far as this thief has watched it. Reads its gulp counter, written
-// once per gulp, never per message.
+// once per gulp, never per message, and only once the last progress this
+// thief saw is that old: before then the victim cannot be stuck, and the
+// read would cost it a miss on its next gulp. So a stuck victim is seen
+// between one and two stuck_worker periods after its last gulp.
 bool worker::stuck(const worker& victim) noexcept {
-  const std::uint64_t gulps = victim.counters.gulps.get();
   const auto now = std::chrono::steady_clock::now();
   victim_progress& seen = progress_[victim.index_];
+  if (now - seen.since < defaults::stuck_worker) return false;
+  const std::uint64_t gulps = victim.counters.gulps.get();
   if (seen.gulps != gulps) {
     seen = {gulps, now};
     return false;
   }
-  return now - seen.since >= defaults::stuck_worker;
+  return true;
 }
 
 // The own slot to offer in a swap: preferably one whose queue is idle, so
