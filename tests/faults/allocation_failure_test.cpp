@@ -27,11 +27,7 @@
 #include <tact/transactional.hpp>
 
 #include "support/invariants.hpp"
-
-// The C library's malloc, which this program's calls reach through
-// __wrap_malloc (the linker's --wrap=malloc; the engine is linked in
-// statically, so its own calls count as well).
-extern "C" void* __real_malloc(std::size_t size);
+#include "support/replaced_allocation.hpp"
 
 namespace {
 
@@ -39,62 +35,16 @@ constinit thread_local bool counting = false;
 std::atomic<std::int64_t> left_before_failure{-1};  // negative: no failure armed
 std::atomic<std::uint64_t> counted{0};
 
-// Whether this allocation is the one to fail.
-bool fails_now() noexcept {
+}  // namespace
+
+// The process's allocations, the engine's malloc included (see
+// support/replaced_allocation.hpp): counted while `counting`, and the
+// armed one fails.
+bool tact::test::allocation_fails() noexcept {
   if (!counting) return false;
   counted.fetch_add(1, std::memory_order_relaxed);
   return left_before_failure.fetch_sub(1, std::memory_order_relaxed) == 0;
 }
-
-void* allocate(std::size_t size, std::size_t alignment) {
-  if (fails_now()) throw std::bad_alloc{};
-  if (size == 0) size = 1;
-  void* p = alignment <= alignof(std::max_align_t)
-                ? __real_malloc(size)
-                : std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment);
-  if (p == nullptr) throw std::bad_alloc{};
-  return p;
-}
-
-}  // namespace
-
-extern "C" void* __wrap_malloc(std::size_t size) {
-  return fails_now() ? nullptr : __real_malloc(size);
-}
-
-// The process's allocation functions: malloc's, plus the failure armed.
-void* operator new(std::size_t size) { return allocate(size, 0); }
-void* operator new[](std::size_t size) { return allocate(size, 0); }
-void* operator new(std::size_t size, std::align_val_t a) {
-  return allocate(size, static_cast<std::size_t>(a));
-}
-void* operator new[](std::size_t size, std::align_val_t a) {
-  return allocate(size, static_cast<std::size_t>(a));
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  try {
-    return allocate(size, 0);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
-  try {
-    return allocate(size, 0);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace {
 

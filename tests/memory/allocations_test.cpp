@@ -5,10 +5,10 @@
 // Behaviours that do wait get fibers as many as wait at once, reused after.
 //
 // Every allocation of the process is counted, once, while a test arms the
-// count: operator new, replaced here, and the engine's own malloc and
-// realloc (its copy queues' arrays), through the linker's --wrap (the
-// engine is linked in statically; operator new calls the real malloc). Not run under the sanitizers, which replace the
-// allocator themselves.
+// count: operator new and the engine's own malloc, replaced as in the
+// fault tests (support/replaced_allocation.hpp), and its realloc (a copy
+// queue shrinking), through the linker's --wrap as well. Not run under
+// the sanitizers, which replace the allocator themselves.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -21,28 +21,15 @@
 #include <tact/tact.hpp>
 #include <tact/transactional.hpp>
 
+#include "support/replaced_allocation.hpp"
 #include "support/test_support.hpp"
 
-extern "C" void* __real_malloc(std::size_t size);
 extern "C" void* __real_realloc(void* p, std::size_t size);
 
 namespace {
 
 std::atomic<bool> armed{false};
 std::atomic<std::uint64_t> allocations{0};
-
-void count() noexcept {
-  if (armed.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
-}
-
-void* allocate(std::size_t size, std::size_t alignment) {
-  count();
-  void* p = alignment <= alignof(std::max_align_t)
-                ? __real_malloc(size == 0 ? 1 : size)
-                : std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment);
-  if (p == nullptr) throw std::bad_alloc{};
-  return p;
-}
 
 // Allocations made by any thread while `work` runs; the system must be
 // quiescent before and is made quiescent again before the count is read.
@@ -59,39 +46,16 @@ std::uint64_t allocations_during(tact::actor_system& system, Work work) {
 
 }  // namespace
 
-extern "C" void* __wrap_malloc(std::size_t size) {
-  count();
-  return __real_malloc(size);
-}
-extern "C" void* __wrap_realloc(void* p, std::size_t size) {
-  count();
-  return __real_realloc(p, size);
+// Counted while armed; none fails.
+bool tact::test::allocation_fails() noexcept {
+  if (armed.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
+  return false;
 }
 
-void* operator new(std::size_t size) { return allocate(size, 0); }
-void* operator new[](std::size_t size) { return allocate(size, 0); }
-void* operator new(std::size_t size, std::align_val_t a) {
-  return allocate(size, static_cast<std::size_t>(a));
+extern "C" void* __wrap_realloc(void* p, std::size_t size) {
+  (void)tact::test::allocation_fails();
+  return __real_realloc(p, size);
 }
-void* operator new[](std::size_t size, std::align_val_t a) {
-  return allocate(size, static_cast<std::size_t>(a));
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  count();
-  return __real_malloc(size == 0 ? 1 : size);
-}
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
-  count();
-  return __real_malloc(size == 0 ? 1 : size);
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace {
 
