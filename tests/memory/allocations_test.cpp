@@ -16,7 +16,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <new>
+#include <vector>
 
 #include <tact/tact.hpp>
 #include <tact/transactional.hpp>
@@ -173,9 +175,9 @@ TEST_CASE("behaviours that wait reuse their fibers: as many as wait at once") {
   calculator c{system};
   std::vector<std::unique_ptr<asker>> askers;
   for (long k = 0; k < waiting; ++k) askers.push_back(std::make_unique<asker>(system, c, asks));
-  go start;
+  std::vector<go> starts(static_cast<std::size_t>(waiting));
   for (int round = 0; round < rounds; ++round) {
-    for (auto& a : askers) *a | start;
+    for (std::size_t k = 0; k < askers.size(); ++k) *askers[k] | starts[k];
     system.await_quiescence();
   }
   long wrong = 0;
@@ -183,9 +185,12 @@ TEST_CASE("behaviours that wait reuse their fibers: as many as wait at once") {
   CHECK(wrong == 0);
   const tact::worker_stats totals = system.stats().total;
   INFO("suspensions " << totals.suspensions << ", fibers made " << totals.fibers_made);
-  // On one worker nothing can answer before its asker waits.
-  if (workers == 1) CHECK(totals.suspensions == static_cast<std::uint64_t>(rounds * waiting * asks));
-  CHECK(totals.fibers_made >= 1);
+  // On one worker nothing can answer before its asker waits; with two an
+  // answer may now and then come first, and then nobody waits.
+  if (workers == 1) {
+    CHECK(totals.suspensions == static_cast<std::uint64_t>(rounds * waiting * asks));
+    CHECK(totals.fibers_made >= 1);
+  }
   // Each worker keeps what it made: at most one per behaviour waiting on
   // it at once, however many asks went before.
   CHECK(totals.fibers_made <= static_cast<std::uint64_t>(waiting) * workers);
