@@ -23,12 +23,6 @@ held_queue* worker::find_held(const work_queue& q) noexcept {
   return nullptr;
 }
 
-// Nothing read under the epoch pin is held between dispatches (a
-// transactional dispatch drops its behaviour before returning), so a
-// suspended behaviour never keeps the worker pinned.
-void worker::unpin() noexcept {
-  if (owner_.reclamation().pinned(index_)) owner_.reclamation().unpin(index_);
-}
 
 void worker::suspend(wake_condition& c) {
   work_queue& q = *current_;

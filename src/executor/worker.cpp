@@ -125,6 +125,15 @@ void worker::loop() {
   }
 }
 
+// Leaves the epochs (pinned lazily by a transactional dispatch) at a point
+// where this worker holds nothing read under the pin: after a batch, and
+// when a behaviour suspends (a transactional dispatch drops its behaviour
+// before returning, so a suspended behaviour never keeps the worker
+// pinned).
+void worker::unpin() noexcept {
+  if (owner_.reclamation().pinned(index_)) owner_.reclamation().unpin(index_);
+}
+
 // A queue's pointer may be swapped away by a thief between our load and
 // our gulp; both of us may then gulp it. being_processed, read and set
 // under the queue's lock, lets only one process it at a time: the other
@@ -183,7 +192,7 @@ std::uint64_t worker::process(work_queue& q) {
   current_ = nullptr;
   current_index_ = no_queue;
   // Unpinned only once the batch holds no pointer it read under the pin.
-  if (owner_.reclamation().pinned(index_)) owner_.reclamation().unpin(index_);
+  unpin();
   const std::uint32_t appended = local_batch_ - budget_;
   counters.local_sends.add(appended);
   counters.messages_sent.add(appended);
@@ -391,7 +400,7 @@ void worker::step(work_queue& q) {
   if (!batch.empty()) return;
   // Unpinned only by the outermost step: an interrupted one may still
   // hold what it read under the pin.
-  if (outer == nullptr && owner_.reclamation().pinned(index_)) owner_.reclamation().unpin(index_);
+  if (outer == nullptr) unpin();
   q.finish();
 }
 

@@ -92,19 +92,15 @@ std::uint32_t place(executor& ex, worker* self, const cell& to, bool first) noex
   return self->next_own_queue();
 }
 
-// Whether an actor's messages all run on one queue (it was created
-// serialized): only then may its sends join the batch in hand of the
-// receiver's queue, and keep their order (see worker::try_append).
-bool pinned(const cell& c) noexcept { return c.exclusive; }
-
 // Posts m to its target; m must have one. `running`: the worker this runs
-// on, if any; it need not belong to the target's system. `unpinned`: sent
-// by the commit of an actor that is not pinned, whose sends to a
-// serialized actor, which keeps their order, take the mailbox. False if
-// the system is stopping: it takes no more messages, so m is a dead
-// letter, left to the caller to free. Throws only if the queue cannot grow
-// (std::bad_alloc), and then m is freed.
-bool post(message* m, worker* running, bool first, bool unpinned = false) {
+// on, if any; it need not belong to the target's system. `parallel`: sent
+// by the commit of an actor not created serialized, which may run on any
+// queue: its sends to a serialized actor, which keeps their order, take
+// the mailbox even when the receiver's queue is the one in hand (see
+// worker::appends_held). False if the system is stopping: it takes no more
+// messages, so m is a dead letter, left to the caller to free. Throws only
+// if the queue cannot grow (std::bad_alloc), and then m is freed.
+bool post(message* m, worker* running, bool first, bool parallel = false) {
   cell& to = *message_access::target(*m).cell();
   executor& ex = *to.ex;
   if (ex.stopping()) [[unlikely]] {
@@ -115,7 +111,7 @@ bool post(message* m, worker* running, bool first, bool unpinned = false) {
   worker* self = running != nullptr && &running->owner() == &ex ? running : nullptr;
   try {
     std::optional<worker::appends_held> hold;
-    if (unpinned && self != nullptr && to.serialized.load(std::memory_order_relaxed))
+    if (parallel && self != nullptr && to.serialized.load(std::memory_order_relaxed))
       hold.emplace(*self);
     ex.post(self, place(ex, self, to, first), &to, m, &run);
   } catch (...) {
@@ -145,10 +141,10 @@ void commit_sends(transaction& tx, worker& w, message& handled) noexcept {
     tx.borrowed = false;
   }
   bool first = true;
-  const bool unpinned = !pinned(*tx.actor);
+  const bool parallel = !tx.actor->exclusive;
   for (message* m = std::exchange(tx.first, nullptr); m != nullptr; first = false) {
     message* next = std::exchange(message_access::next(*m), nullptr);
-    if (!post(m, &w, first, unpinned)) [[unlikely]] {
+    if (!post(m, &w, first, parallel)) [[unlikely]] {
       message_access::next(*m) = tx.dropped;
       tx.dropped = m;
     }
@@ -180,14 +176,14 @@ void free_dropped(transaction& tx) noexcept {
 }
 
 // An action's sends are immediate (how a handler reaches classic actors):
-// for an actor that is not pinned, they must not join the batch in hand
+// for an actor not created serialized, they must not join the batch in hand
 // (see worker::appends_held). A send made straight from a handler is not
 // held: it promises no order (it happens again if the handler loses a
 // become race), and holding around every handler costs every dispatch.
 void run_actions(executor& ex, transaction& tx, worker& w) noexcept {
   if (tx.actions.empty()) [[likely]]
     return;
-  if (pinned(*tx.actor)) return run_each_action(ex, tx);
+  if (tx.actor->exclusive) return run_each_action(ex, tx);
   const worker::appends_held hold{w};
   run_each_action(ex, tx);
 }

@@ -3,9 +3,8 @@
 // The atomic type of the lock-free core: the mailbox and its lock, the
 // gulp, the queue-pointer swap and ownership array, parking, the epochs
 // and the behaviour commit. In the library it is std::atomic itself, an
-// alias, so it costs nothing. Model
-// checks compile the same engine code against a checker by defining one
-// of these before any tact header:
+// alias, so it costs nothing. Model checks compile the same engine code
+// against a checker by defining one of these before any tact header:
 //
 //   TACT_MODEL_RELACY    each operation is Relacy's, which explores the
 //                        interleavings and the weak behaviours the C++
@@ -79,8 +78,6 @@
 // templates call must reach its delete too.
 inline void operator delete(void* p, std::size_t) noexcept { ::operator delete(p); }
 inline void operator delete[](void* p, std::size_t) noexcept { ::operator delete[](p); }
-#elif defined(TACT_MODEL_SCHEDULE)
-#include <source_location>
 #endif
 
 namespace tact::detail {
@@ -201,12 +198,6 @@ class atomic {
     return a_.compare_exchange_strong(
         expected, desired, model::relacy_order(order, op::read_modify_write, at), model::info(at));
   }
-  bool compare_exchange_weak(T& expected, T desired,
-                             std::memory_order order = std::memory_order_seq_cst,
-                             location at = location::current()) noexcept {
-    return a_.compare_exchange_weak(
-        expected, desired, model::relacy_order(order, op::read_modify_write, at), model::info(at));
-  }
   T fetch_add(T value, std::memory_order order = std::memory_order_seq_cst,
               location at = location::current()) noexcept {
     return a_.fetch_add(value, model::relacy_order(order, op::read_modify_write, at),
@@ -293,11 +284,6 @@ class atomic {
                                std::memory_order order = std::memory_order_seq_cst) noexcept {
     model::schedule_point(false);
     return a_.compare_exchange_strong(expected, desired, order);
-  }
-  bool compare_exchange_weak(T& expected, T desired,
-                             std::memory_order order = std::memory_order_seq_cst) noexcept {
-    model::schedule_point(false);
-    return a_.compare_exchange_weak(expected, desired, order);
   }
   T fetch_add(T value, std::memory_order order = std::memory_order_seq_cst) noexcept {
     model::schedule_point(false);
