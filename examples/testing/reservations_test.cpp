@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdint>
 
 #include <tact/tact.hpp>
 #include <tact/testing.hpp>

@@ -194,7 +194,13 @@ child_outcome in_child(Body body) {
     std::signal(SIGABRT, SIG_DFL);  // not Catch's handler, which would report a failure here
     ::dup2(pipe_ends[1], STDERR_FILENO);
     ::close(pipe_ends[0]);
-    body();
+    // Whatever happens, the child ends here: an exception must not climb
+    // back into Catch and run the rest of the session in this process.
+    try {
+      body();
+    } catch (...) {
+      ::_exit(2);
+    }
     ::_exit(0);
   }
   ::close(pipe_ends[1]);
@@ -204,7 +210,7 @@ child_outcome in_child(Body body) {
     outcome.error.append(buffer, static_cast<std::size_t>(n));
   ::close(pipe_ends[0]);
   int status = 0;
-  ::waitpid(child, &status, 0);
+  REQUIRE(::waitpid(child, &status, 0) == child);
   outcome.aborted = WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
   return outcome;
 }

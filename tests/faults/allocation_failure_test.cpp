@@ -16,7 +16,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -435,7 +434,10 @@ void every_allocation_failing(unsigned parts) {
     CHECK(live_actors.load() == 0);
     CHECK(live_messages.load() == 0);
     CHECK(live_behaviours.load() == 0);
-    if (!o.reached) {  // this run allocated less (an ask ran its answer elsewhere)
+    // A run may allocate a little less than the counting run did (where an
+    // ask's answer runs, which thread's block cache serves a message), so
+    // the last few failures may find nothing to fail: a few, not most.
+    if (!o.reached) {
       ++unreached;
       continue;
     }
@@ -453,6 +455,7 @@ void every_allocation_failing(unsigned parts) {
     CHECK(o.sends_arrived);
     CHECK(o.counter_consistent);
   }
+  CHECK(unreached <= static_cast<std::uint64_t>(allocations) / 4 + 1);
   // The figures, for the soak's summary.
   std::cout << "allocation failures (parts " << parts << "): " << allocations << " runs, "
             << thrown << " thrown to the caller, " << reported << " reported from behaviours, "

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -52,13 +53,14 @@ struct hop : sequenced {
 // and then throws if the draw says so: the pass stays done.
 struct juggler : tact::actor {
   juggler(tact::actor_system& system, std::uint64_t index,
-          std::vector<std::unique_ptr<juggler>>& peers, std::uint64_t seed, double rate)
+          std::vector<std::unique_ptr<juggler>>& peers, std::size_t actors, std::uint64_t seed,
+          double rate)
       : tact::actor{system},
         index_{index},
         peers_{peers},
         seed_{seed},
         rate_{rate},
-        sent_to_(peers.capacity(), 0) {}
+        sent_to_(actors, 0) {}
 
   tact::allocation receive(hop& h) {
     fifo.accept(h);
@@ -85,16 +87,6 @@ struct juggler : tact::actor {
   std::vector<std::uint64_t> sent_to_;  // per peer: the numbers of this one's stream to it
 };
 
-// Counts diagnostics from any thread, without allocating.
-struct diagnostic_counts {
-  std::atomic<std::uint64_t> exceptions{0};
-  std::atomic<std::uint64_t> other{0};
-  std::function<void(const tact::diagnostic&)> handler() {
-    return [this](const tact::diagnostic& d) {
-      (d.kind == tact::diagnostic_kind::behaviour_exception ? exceptions : other).fetch_add(1);
-    };
-  }
-};
 
 }  // namespace
 
@@ -108,14 +100,14 @@ TEST_CASE("classic behaviours throwing under load lose, duplicate and reorder no
   constexpr std::uint32_t hops = 20;
   const std::uint64_t per_thread = tact::test::scaled(4000);
 
-  diagnostic_counts diagnostics;
+  tact::test::diagnostic_tally diagnostics;
   {
     tact::actor_system system{
         tact::test::configured({.workers = workers, .on_diagnostic = diagnostics.handler()})};
     std::vector<std::unique_ptr<juggler>> peers;
     peers.reserve(actors);
     for (std::size_t i = 0; i < actors; ++i)
-      peers.push_back(std::make_unique<juggler>(system, i, peers, seed, rate));
+      peers.push_back(std::make_unique<juggler>(system, i, peers, actors, seed, rate));
     std::vector<std::thread> senders;
     for (std::uint64_t t = 0; t < threads; ++t)
       senders.emplace_back([&, t] {
@@ -141,8 +133,8 @@ TEST_CASE("classic behaviours throwing under load lose, duplicate and reorder no
     CHECK(received == threads * per_thread * (hops + 1));
     CHECK(duplicates == 0);
     CHECK(out_of_order == 0);
-    CHECK(diagnostics.exceptions.load() == thrown);
-    CHECK(diagnostics.other.load() == 0);
+    CHECK(diagnostics.count(tact::diagnostic_kind::behaviour_exception) == thrown);
+    CHECK(diagnostics.other_than({tact::diagnostic_kind::behaviour_exception}) == 0);
     CHECK(live_hops.load() == 0);  // thrown or not, every message got its Delete
     CHECK(tact::test::conservation_of(system));
     if (rate > 0) CHECK(thrown > 0);
@@ -205,7 +197,7 @@ TEST_CASE("transactional handlers throwing under load leave no staged effect") {
   tact::test::record<std::uint64_t> ledger_entries;
   child_census children;
   std::atomic<std::uint64_t> rollbacks_seen{0};
-  diagnostic_counts diagnostics;
+  tact::test::diagnostic_tally diagnostics;
   {
     tact::actor_system system{tact::test::configured({.workers = workers,
                                                       .on_diagnostic = diagnostics.handler(),
@@ -251,7 +243,7 @@ TEST_CASE("transactional handlers throwing under load leave no staged effect") {
     CHECK(total.tx_rollbacks == throwing);
     CHECK(rollbacks_seen.load() == throwing);
     CHECK(children.poked.load() == committed_ids.size());
-    CHECK(diagnostics.other.load() == 0);
+    CHECK(diagnostics.other_than({tact::diagnostic_kind::behaviour_exception}) == 0);
     if (rate > 0) CHECK(throwing > 0);
     tact::test::record_figures(system);
   }

@@ -8,7 +8,6 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -26,6 +25,7 @@ namespace {
 
 namespace tx = tact::tx;
 using tact::test::mix;
+using kind = tact::diagnostic_kind;
 using tact::test::sequenced;
 
 struct sink : tact::actor {
@@ -48,30 +48,6 @@ struct note {
   ~note() { live_notes.fetch_sub(1, std::memory_order_relaxed); }
 };
 
-struct diagnostic_counts {
-  std::atomic<std::uint64_t> send_to_finished{0};
-  std::atomic<std::uint64_t> delivery_to_finished{0};
-  std::atomic<std::uint64_t> unreceived{0};
-  std::atomic<std::uint64_t> other{0};
-  std::function<void(const tact::diagnostic&)> handler() {
-    return [this](const tact::diagnostic& d) {
-      switch (d.kind) {
-        case tact::diagnostic_kind::send_to_finished:
-          send_to_finished.fetch_add(1);
-          break;
-        case tact::diagnostic_kind::delivery_to_finished:
-          delivery_to_finished.fetch_add(1);
-          break;
-        case tact::diagnostic_kind::messages_unreceived:
-          unreceived.fetch_add(1);
-          break;
-        default:
-          other.fetch_add(1);
-      }
-    };
-  }
-};
-
 }  // namespace
 
 TEST_CASE("stop at a random point under load: every send is processed, discarded or rejected") {
@@ -86,10 +62,9 @@ TEST_CASE("stop at a random point under load: every send is processed, discarded
   INFO("TACT_TEST_SEED=" << seed << ", " << workers << " workers, stopped after " << stop_at
                          << " of the load");
 
-  diagnostic_counts diagnostics;
+  tact::test::diagnostic_tally diagnostics;
   std::atomic<std::uint64_t> tx_received{0};
   std::atomic<std::uint64_t> sends_made{0};
-  std::atomic<std::uint64_t> sent_so_far{0};
   {
     tact::actor_system system{
         tact::test::configured({.workers = workers, .on_diagnostic = diagnostics.handler()})};
@@ -115,12 +90,11 @@ TEST_CASE("stop at a random point under load: every send is processed, discarded
             const std::size_t to = (draw >> 8) % sinks;
             *targets[to] | messages[t].emplace_back(t, numbered[to]++);
           }
-          sends_made.fetch_add(1, std::memory_order_relaxed);
-          sent_so_far.fetch_add(1, std::memory_order_release);
+          sends_made.fetch_add(1, std::memory_order_release);
         }
       });
     const auto point = static_cast<std::uint64_t>(stop_at * static_cast<double>(threads * per_thread));
-    while (sent_so_far.load(std::memory_order_acquire) < point) std::this_thread::yield();
+    while (sends_made.load(std::memory_order_acquire) < point) std::this_thread::yield();
     for (auto& s : targets) *s | tact::finished_msg;
     system.stop();
     for (std::thread& s : senders) s.join();  // some of them sent after the stop
@@ -139,17 +113,18 @@ TEST_CASE("stop at a random point under load: every send is processed, discarded
     // What ran: the messages received, the pills, and those that found
     // their actor finished (each reported).
     CHECK(total.messages_processed ==
-          received + tx_received.load() + sinks + diagnostics.delivery_to_finished.load());
+          received + tx_received.load() + sinks + diagnostics.count(kind::delivery_to_finished));
     // What was refused: sends to finished actors (each reported) and
     // transactional sends to the stopped system.
-    CHECK(total.messages_rejected >= diagnostics.send_to_finished.load());
+    CHECK(total.messages_rejected >= diagnostics.count(kind::send_to_finished));
     // What was discarded was reported: by stop(), and by a send that came
     // as stop() discarded (each its own).
-    if (total.messages_discarded > 0) CHECK(diagnostics.unreceived.load() >= 1);
-    CHECK(diagnostics.unreceived.load() <= 1 + total.messages_discarded);
-    CHECK(diagnostics.other.load() == 0);
+    if (total.messages_discarded > 0) CHECK(diagnostics.count(kind::messages_unreceived) >= 1);
+    CHECK(diagnostics.count(kind::messages_unreceived) <= 1 + total.messages_discarded);
+    CHECK(diagnostics.other_than({kind::send_to_finished,
+                                   kind::delivery_to_finished,
+                                   kind::messages_unreceived}) == 0);
     tact::test::record_figures(system);
-    tx_targets.clear();
   }
   CHECK(live_notes.load() == 0);
 }

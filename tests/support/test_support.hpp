@@ -1,10 +1,13 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <mutex>
 #include <random>
 #include <string>
@@ -74,6 +77,35 @@ inline void record_figures(const actor_system& system) {
   if (path == nullptr) return;
   std::ofstream{path, std::ios::app} << system.stats().total.messages_processed << '\n';
 }
+
+// Counts diagnostics by kind, from any thread, without a lock or an
+// allocation: for tests where diagnostics come by the thousand, or while
+// allocations fail. diagnostics_log keeps their texts.
+class diagnostic_tally {
+ public:
+  std::function<void(const diagnostic&)> handler() {
+    return [this](const diagnostic& d) {
+      counts_[static_cast<std::size_t>(d.kind)].fetch_add(1, std::memory_order_relaxed);
+    };
+  }
+  std::uint64_t count(diagnostic_kind kind) const {
+    return counts_[static_cast<std::size_t>(kind)].load(std::memory_order_relaxed);
+  }
+  // Diagnostics of every kind but these.
+  std::uint64_t other_than(std::initializer_list<diagnostic_kind> kinds) const {
+    std::uint64_t n = 0;
+    for (std::size_t k = 0; k < counts_.size(); ++k)
+      if (std::none_of(kinds.begin(), kinds.end(),
+                       [k](diagnostic_kind x) { return static_cast<std::size_t>(x) == k; }))
+        n += counts_[k].load(std::memory_order_relaxed);
+    return n;
+  }
+
+ private:
+  std::array<std::atomic<std::uint64_t>,
+             static_cast<std::size_t>(diagnostic_kind::topology_unavailable) + 1>
+      counts_{};
+};
 
 // Collects diagnostics from any thread; the test thread inspects them after
 // the system is quiescent or stopped (Catch2 assertions are not thread-safe).
