@@ -168,7 +168,7 @@ void runner::apply(const operation& op) {
       const auto to = held_tally(op.a);
       const auto victim = held_tally(op.b);
       if (!to || !victim) break;
-      model_.tx_boom(*to);
+      model_.tx_boom();
       tx::send(actors_[*to].ref, kaboom{actors_[*victim].ref});
       break;
     }
@@ -193,7 +193,10 @@ void runner::apply(const operation& op) {
       if (const auto to = probe_named(op.a)) {
         probe& target = *actors_[*to].classic_actor;
         // Whether its pill has run: then send_after refuses, a dead letter.
+        // The engine says; the model can only say that a pill was posted
+        // (not when it runs), so it checks that much.
         const bool finished = target.finished();
+        model_.check(!finished || model_.pilled(*to), "a probe finished without a pill");
         const std::size_t n = model_.new_note();
         const auto seq = static_cast<std::uint32_t>(model_.timers());
         tact::timer handle =

@@ -91,7 +91,7 @@ class model {
 
   std::uint32_t tx_add(int to, std::int64_t value);  // its sequence number
   std::uint32_t tx_pass(int via, int to, std::int64_t value);
-  void tx_boom(int to) { ++rollbacks_expected_; (void)to; }
+  void tx_boom() { ++rollbacks_expected_; }
   void tx_unmatched() { ++unmatched_expected_; }
   void tx_to_nobody() { ++dropped_expected_; }
   void tx_release(int actor) { tx_.at(actor).held = false; }

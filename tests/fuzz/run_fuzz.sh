@@ -16,7 +16,8 @@ cd "$(dirname "$0")/../.."
 
 die() { echo "run_fuzz: $*" >&2; exit 2; }
 
-(($# >= 1)) && [[ $1 =~ ^[0-9]+$ ]] || die "usage: tests/fuzz/run_fuzz.sh SECONDS [--jobs N]"
+# At least one: libFuzzer reads -max_total_time=0 as "no limit".
+(($# >= 1)) && [[ $1 =~ ^[1-9][0-9]*$ ]] || die "usage: tests/fuzz/run_fuzz.sh SECONDS [--jobs N] (SECONDS >= 1)"
 seconds=$1
 shift
 jobs=1
@@ -77,7 +78,7 @@ if ((crashes == 0 && status == 0)) && (($(ls "$found" | wc -l) > 1000)); then
   fi
 fi
 
-echo "fuzz: $executions executions in ${seconds} s ($((executions / (seconds > 0 ? seconds : 1)))/s)," \
+echo "fuzz: $executions executions in ${seconds} s ($((executions / seconds))/s)," \
   "$jobs job(s), coverage $cov edges / $features features, corpus $(ls "$found" | wc -l) found +" \
   "$(ls "$corpus" | wc -l) kept, $crashes crash(es)"
 

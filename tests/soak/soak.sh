@@ -21,7 +21,7 @@
 #               minutes (that the model sees the lost wake-up without the
 #               registration's slot check is checked for two workers by
 #               ./run test: for three, spin does not reach it in hours)
-#   fuzz        tests/fuzz/run_fuzz.sh for M minutes, if it exists
+#   fuzz        tests/fuzz/run_fuzz.sh for M minutes (at least a second)
 #
 # M defaults to 10; `--minutes 0.2` is a smoke run. Builds with two jobs,
 # in build/test, build/tsan and build/asan (as ./run test does). Exits
@@ -49,6 +49,10 @@ seconds=$(awk -v m="$minutes" 'BEGIN { printf "%d", m * 60 }')
 failed=0
 
 wanted() { [[ ,$only, == *,$1,* ]]; }
+for check in ${only//,/ }; do
+  [[ ,tsan,invariants,faults,asan,spin,fuzz, == *,$check,* ]] ||
+    { echo "soak: unknown check '$check' (see the top of $0)" >&2; exit 2; }
+done
 now() { date +%s; }
 elapsed_minutes() { awk -v s="$(($(now) - $1))" 'BEGIN { printf "%.1f", s / 60 }'; }
 # The messages the tests reported in the figures file, summed.
@@ -224,15 +228,12 @@ fi
 
 # ---- fuzz ----
 if wanted fuzz; then
-  if [[ -x tests/fuzz/run_fuzz.sh ]]; then
-    start=$(now)
-    violations=0
-    tests/fuzz/run_fuzz.sh "$seconds" >>"$log" 2>&1 || violations=1
-    echo "fuzz: tests/fuzz/run_fuzz.sh $seconds, $(elapsed_minutes "$start") minutes, $violations violations"
-    ((violations == 0)) || failed=1
-  else
-    echo "fuzz: skipped (no tests/fuzz/run_fuzz.sh yet)"
-  fi
+  start=$(now)
+  violations=0
+  fuzz_seconds=$((seconds > 0 ? seconds : 1))
+  tests/fuzz/run_fuzz.sh "$fuzz_seconds" >>"$log" 2>&1 || violations=1
+  echo "fuzz: tests/fuzz/run_fuzz.sh $fuzz_seconds, $(elapsed_minutes "$start") minutes, $violations violations"
+  ((violations == 0)) || failed=1
 fi
 
 exit $failed

@@ -145,12 +145,14 @@ int main(int argc, char** argv) {
   m.check<shared_behaviour>("two actors replace a shared behaviour: every interleaving",
                             search::full());
   m.mutant<racing_becomes<2, at_once>>("mutant: the replaced behaviour freed at once",
-                                       search::full());
+                                       search::full(), rl::test_result_data_race);
   m.mutant<racing_becomes<2, at_the_end>>("mutant: claim() and install() relaxed", search::full(),
+                                          rl::test_result_data_race,
                                           "tx::claim|tx::install", std::memory_order_relaxed);
   m.mutant<racing_becomes<2, epochs>>("mutant: the epochs pin acquire-release, not seq_cst",
-                                      search::bounded(2), "epochs::pin", std::memory_order_acq_rel);
+                                      search::bounded(2), rl::test_result_data_race, "epochs::pin", std::memory_order_acq_rel);
   m.mutant<shared_behaviour>("mutant: release() counts down relaxed", search::full(),
+                             rl::test_result_data_race,
                              "behaviour_base::release", std::memory_order_relaxed);
   return m.main(argc, argv);
 }

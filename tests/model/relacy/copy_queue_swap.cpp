@@ -56,7 +56,7 @@ struct swaps : rl::test_suite<swaps<letters, regulps, interleave, drain_first>, 
   }
 
   void after() {
-    while (queue.gulp() == work_queue::gulp_result::taken) office.process(queue);
+    office.drain(queue);
     office.check(letters);
   }
 };
@@ -72,8 +72,10 @@ int main(int argc, char** argv) {
   m.check<swaps<4, 2>>("3 appends against a gulp and 2 regulps: up to 5 preemptions",
                        search::bounded(5));
   m.check<swaps<5, 3>>("4 appends against a gulp and 3 regulps: random", search::random(50000));
-  m.mutant<swaps<3, 1, true, false>>("mutant: regulp into a batch not yet drained", search::full());
-  m.mutant<swaps<2, 1>>("mutant: the lock releases relaxed", search::full(), "spinlock::unlock",
+  m.mutant<swaps<3, 1, true, false>>("mutant: regulp into a batch not yet drained", search::full(),
+                                     rl::test_result_user_assert_failed);
+  m.mutant<swaps<2, 1>>("mutant: the lock releases relaxed", search::full(),
+                        rl::test_result_data_race, "spinlock::unlock",
                         std::memory_order_relaxed);
   return m.main(argc, argv);
 }

@@ -61,6 +61,19 @@ class post_office {
     q.finish();
   }
 
+  // Gulps and processes q once, if it has mail nobody processes.
+  bool sweep(work_queue& q) {
+    if (q.gulp() != work_queue::gulp_result::taken) return false;
+    process(q);
+    return true;
+  }
+  // Sweeps q until it is empty: what a suite's after() does, so that every
+  // letter can be checked as delivered.
+  void drain(work_queue& q) {
+    while (sweep(q)) {
+    }
+  }
+
   // Runs `batch`, taken from q, checking that nobody else runs one of q's
   // meanwhile. `interleave`: a scheduling point after each delivery, so
   // that posts can land while the batch is being drained.

@@ -219,9 +219,12 @@ int main(int argc, char** argv) {
                                  search::bounded(2));
   m.check<post_steal_park<true>>("a sender and two workers: random", search::random(100000));
   m.mutant<give_a_queue>("mutant: the swap is acquire-release, not seq_cst", search::full(),
+                         rl::test_result_deadlock,
                          "try_swap", std::memory_order_acq_rel);
-  m.mutant<give_a_queue>("mutant: park() is acquire-release, not seq_cst", search::full(),
+  m.mutant<give_a_queue>("mutant: the mirrored park() acquire-release, not seq_cst", search::full(),
+                         rl::test_result_deadlock,
                          "worker::park", std::memory_order_acq_rel);
-  m.mutant<post_steal_park<false>>("mutant: no slot check in register_waiter", search::bounded(2));
+  m.mutant<post_steal_park<false>>("mutant: no slot check in register_waiter", search::bounded(2),
+                                   rl::test_result_livelock);
   return m.main(argc, argv);
 }

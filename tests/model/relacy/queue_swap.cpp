@@ -135,10 +135,12 @@ int main(int argc, char** argv) {
   m.check<steal<2, 2>>("a victim and a thief, 2 letters: up to 4 preemptions", search::bounded(4));
   m.check<steal<3, 2>>("a victim and two thieves: up to 2 preemptions", search::bounded(2));
   m.check<steal<3, 2>>("a victim and two thieves: random", search::random(200000));
-  m.mutant<steal<3, 2, naive>>("mutant: a swap by plain stores", search::bounded(2));
+  m.mutant<steal<3, 2, naive>>("mutant: a swap by plain stores", search::bounded(2),
+                               rl::test_result_user_invariant_failed);
   m.mutant<steal<3, 2, one_cas>>("mutant: a swap without nulling our slot first",
-                                 search::bounded(2));
+                                 search::bounded(2), rl::test_result_user_invariant_failed);
   m.mutant<steal<2, 2>>("mutant: gulp() reads being_processed relaxed", search::bounded(4),
+                        rl::test_result_data_race,
                         "work_queue::gulp", std::memory_order_relaxed);
   return m.main(argc, argv);
 }

@@ -15,7 +15,12 @@
 //   model-schedule-steal                 seeds 1 to 5000, random then PCT
 //   model-schedule-steal SEED random|pct replays one schedule
 //
-// Also checks that a mutant, a swap without its null step, is caught.
+// Also checks that two mutants are caught: a swap without its null step
+// (a queue in two slots), and a worker that lets its queue go (finish)
+// before draining the batch (its letters are lost: the run never ends).
+// Each delivery is followed by a schedule point, so that another thread
+// can run while a batch drains: a gulp that ignored being_processed is
+// then reported as a batch run by two threads at once (seed 33, random).
 #include <tact/detail/atomic.hpp>
 
 #include <array>
@@ -23,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "executor/queue_swap.hpp"
 #include "mailbox/work_queue.hpp"
@@ -53,7 +59,7 @@ struct system {
   std::array<int, 2> next{};  // per sender, the seq expected next
   int delivered = 0;
   std::array<bool, queues> running{};  // whose batch is being run
-  bool one_cas = false;                // the mutant
+  enum class mutant { none, one_cas, early_finish } broken = mutant::none;
 
   static void deliver(void* target, void* message) noexcept {
     auto& self = *static_cast<system*>(target);
@@ -71,19 +77,23 @@ struct system {
     const auto at = static_cast<std::size_t>(&q - queue.data());
     if (running[at]) scheduler::current()->fail("a batch run by two threads at once");
     running[at] = true;
+    if (broken == mutant::early_finish) q.finish();
     copy_queue& batch = q.batch();
     while (!batch.empty()) {
       const envelope e = batch.pop();
       e.run(e.target, e.message);
+      // Delivery has no atomic of its own: without this, no other thread
+      // could run while a batch drains, and the check above could not fail.
+      tact::detail::model_yield();
     }
     running[at] = false;
-    q.finish();
+    if (broken != mutant::early_finish) q.finish();
   }
 
   void steal(int thief, int victim) {
     work_queue* const q = slot[victim].load(std::memory_order_relaxed);
     if (q == nullptr || q->looks_empty() || q->being_processed()) return;
-    if (!one_cas) {
+    if (broken != mutant::one_cas) {
       tact::detail::try_swap(slot[thief], slot[victim], q);
       return;
     }
@@ -106,9 +116,11 @@ struct system {
   }
 };
 
-std::string run_once(std::uint64_t seed, strategy how, bool one_cas) {
+using mutant = system::mutant;
+
+std::string run_once(std::uint64_t seed, strategy how, mutant broken) {
   system s;
-  s.one_cas = one_cas;
+  s.broken = broken;
   for (int i = 0; i < before_start + during; ++i)
     s.letters[i] = i < before_start ? letter{0, i} : letter{1, i - before_start};
   for (int i = 0; i < before_start; ++i) s.post(0, s.letters[i]);
@@ -157,14 +169,15 @@ const char* name_of(strategy how) { return how == strategy::random ? "random" : 
 int main(int argc, char** argv) {
   if (argc == 3) {
     const strategy how = std::strcmp(argv[2], "pct") == 0 ? strategy::pct : strategy::random;
-    const std::string failure = run_once(std::strtoull(argv[1], nullptr, 10), how, false);
+    const std::string failure =
+        run_once(std::strtoull(argv[1], nullptr, 10), how, mutant::none);
     std::printf("%s\n", failure.empty() ? "holds" : failure.c_str());
     return failure.empty() ? 0 : 1;
   }
   constexpr std::uint64_t seeds = 5000;
   for (const strategy how : {strategy::random, strategy::pct}) {
     for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
-      if (const std::string failure = run_once(seed, how, false); !failure.empty()) {
+      if (const std::string failure = run_once(seed, how, mutant::none); !failure.empty()) {
         std::printf("FAILED: %s\nreplay: %s %llu %s\n", failure.c_str(), argv[0],
                     static_cast<unsigned long long>(seed), name_of(how));
         return 1;
@@ -173,17 +186,21 @@ int main(int argc, char** argv) {
     std::printf("%s schedules, seeds 1 to %llu: hold\n", name_of(how),
                 static_cast<unsigned long long>(seeds));
   }
-  // The mutant must be caught by some schedule of each strategy.
-  for (const strategy how : {strategy::random, strategy::pct}) {
-    std::uint64_t seed = 1;
-    std::string failure;
-    for (; seed <= seeds && failure.empty(); ++seed) failure = run_once(seed, how, true);
-    if (failure.empty()) {
-      std::printf("FAILED: no %s schedule catches a swap without its null step\n", name_of(how));
-      return 1;
+  // Each mutant must be caught by some schedule of each strategy.
+  const std::pair<mutant, const char*> mutants[] = {
+      {mutant::one_cas, "a swap without its null step"},
+      {mutant::early_finish, "a queue let go before its batch is drained"}};
+  for (const auto& [broken, what] : mutants)
+    for (const strategy how : {strategy::random, strategy::pct}) {
+      std::uint64_t seed = 1;
+      std::string failure;
+      for (; seed <= seeds && failure.empty(); ++seed) failure = run_once(seed, how, broken);
+      if (failure.empty()) {
+        std::printf("FAILED: no %s schedule catches %s\n", name_of(how), what);
+        return 1;
+      }
+      std::printf("mutant, %s: caught by %s seed %llu (%s)\n", what, name_of(how),
+                  static_cast<unsigned long long>(seed - 1), failure.c_str());
     }
-    std::printf("mutant, a swap without its null step: caught by %s seed %llu (%s)\n", name_of(how),
-                static_cast<unsigned long long>(seed - 1), failure.c_str());
-  }
   return 0;
 }
