@@ -95,7 +95,7 @@ struct count_query : tact::request<std::uint64_t> {
   count_query(const count_query& other) : request{other} {
     live_messages.fetch_add(1, std::memory_order_relaxed);
   }
-  count_query& operator=(const count_query&) = default;
+  count_query& operator=(const count_query&) = delete;
   ~count_query() override { live_messages.fetch_sub(1, std::memory_order_relaxed); }
 };
 struct tick : tact::message {};
@@ -392,18 +392,15 @@ outcome run_scenario(unsigned parts, std::int64_t k) {
   out.conserved = static_cast<bool>(tact::test::conservation_of(*system));
 
   // The end: the pills must go, so a failed one is sent again.
-  for (bool sent = false; !sent;) attempt(sends, [&] {
-      *a | tact::delete_msg;
-      sent = true;
-    });
-  for (bool sent = false; !sent;) attempt(sends, [&] {
-      *b | tact::delete_msg;
-      sent = true;
-    });
-  for (bool sent = false; !sent;) attempt(sends, [&] {
-      *h | tact::delete_msg;
-      sent = true;
-    });
+  const auto delete_surely = [&](auto& actor) {
+    for (bool sent = false; !sent;) attempt(sends, [&] {
+        actor | tact::delete_msg;
+        sent = true;
+      });
+  };
+  delete_surely(*a);
+  delete_surely(*b);
+  delete_surely(*h);
   c.reset();
   attempt(lifecycle, [&] { system->stop(); });
   system->stop();  // if the counted one failed
