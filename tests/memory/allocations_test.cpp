@@ -21,6 +21,7 @@
 #include <tact/tact.hpp>
 #include <tact/transactional.hpp>
 
+#include "support/ping_pong.hpp"
 #include "support/replaced_allocation.hpp"
 #include "support/test_support.hpp"
 
@@ -62,20 +63,8 @@ namespace {
 using namespace std::chrono_literals;
 namespace tx = tact::tx;
 
-struct ball : tact::message {
-  std::uint64_t hits_left = 0;
-};
-
-struct player : tact::actor {
-  explicit player(tact::actor_system& system) : tact::actor{system} {}
-  player* other = nullptr;
-  tact::allocation receive(ball& b) {
-    if (b.hits_left == 0) return Nodelete;
-    --b.hits_left;
-    *other | b;
-    return Nodelete;
-  }
-};
+using tact::test::ball;
+using tact::test::player;
 
 void play(player& first, ball& b, std::uint64_t hits) {
   b.hits_left = hits;

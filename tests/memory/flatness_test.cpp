@@ -19,6 +19,7 @@
 #include <tact/transactional.hpp>
 
 #include "executor/executor.hpp"
+#include "support/ping_pong.hpp"
 
 namespace {
 
@@ -35,19 +36,8 @@ std::int64_t resident() {
   return pages * sysconf(_SC_PAGESIZE);
 }
 
-struct ball : tact::message {
-  std::uint64_t hits_left = 0;
-};
-
-struct player : tact::actor {
-  player* other = nullptr;
-  tact::allocation receive(ball& b) {
-    if (b.hits_left == 0) return Nodelete;
-    --b.hits_left;
-    *other | b;
-    return Nodelete;
-  }
-};
+using tact::test::ball;
+using tact::test::player;
 
 // Envelopes all the system's work queues can hold now.
 std::uint64_t queue_capacity(tact::actor_system& system) {
