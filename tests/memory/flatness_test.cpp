@@ -121,8 +121,10 @@ struct counter : tact::actor {
 // Holds the only worker until released, so that a burst piles up in the
 // mailbox of its queue.
 struct gate : tact::actor {
+  std::atomic<bool> holding{false};
   std::atomic<bool> open{false};
   tact::allocation receive(hold&) {
+    holding.store(true, std::memory_order_release);
     while (!open.load(std::memory_order_acquire)) std::this_thread::yield();
     return Nodelete;
   }
@@ -143,6 +145,10 @@ TEST_CASE("a copy queue grown by a burst shrinks back toward its floor under lig
 
   hold h;
   g | h;
+  // The worker holds the queue's batch before the burst: else, woken late
+  // (a loaded machine), it could gulp part of the burst with `h`, and that
+  // part would not count in the mailbox's capacity.
+  while (!g.holding.load(std::memory_order_acquire)) std::this_thread::yield();
   for (std::uint64_t i = 0; i < burst; ++i) c | t;
   const std::uint64_t peak = queue_capacity(system);
   const std::int64_t resident_peak = resident();
