@@ -18,6 +18,10 @@ class timer_service;
 struct step_plan;
 executor& executor_of(actor_system& system) noexcept;
 timer_service& timers_of(actor_system& system) noexcept;
+namespace tx {
+class domain;
+domain& domain_of(actor_system& system) noexcept;
+}  // namespace tx
 
 // While alive, actors constructed on this thread join `system` (see
 // actor::actor()), on work queue `home` if one is given (a sponsor's).
@@ -97,7 +101,9 @@ class TACT_API actor_system {
   friend class detail::ambient_scope;
   friend detail::executor& detail::executor_of(actor_system& system) noexcept;
   friend detail::timer_service& detail::timers_of(actor_system& system) noexcept;
+  friend detail::tx::domain& detail::tx::domain_of(actor_system& system) noexcept;
   std::unique_ptr<detail::executor> executor_;
+  std::unique_ptr<detail::tx::domain> tx_;         // transactional actors' side
   std::unique_ptr<detail::timer_service> timers_;  // destroyed first
 };
 

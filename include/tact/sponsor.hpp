@@ -17,7 +17,7 @@
 namespace tact {
 
 namespace detail {
-class worker;
+class sponsor_runner;
 }
 
 // A thread outside the system's pool that runs chosen actors (xTActors'
@@ -91,7 +91,7 @@ class TACT_API sponsor {
   static void notify(void* self) noexcept;
 
   actor_system& system_;
-  detail::worker* runner_;
+  detail::sponsor_runner* runner_;
   std::uint32_t home_;
   std::function<void()> wake_;
   // Rung on every notification; run_until_quiescent and a dedicated

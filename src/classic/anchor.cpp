@@ -5,7 +5,7 @@
 
 #include <tact/detail/classic_hooks.hpp>
 
-#include "mailbox/spinlock.hpp"
+#include "support/spinlock.hpp"
 
 namespace tact::detail {
 

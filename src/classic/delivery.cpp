@@ -6,7 +6,7 @@
 #include <tact/detail/classic_hooks.hpp>
 
 #include "classic/anchor.hpp"
-#include "executor/executor.hpp"
+#include "executor/seam.hpp"
 #include "support/type_name.hpp"
 
 // The library half of the classic actor model's send and delivery paths
@@ -14,7 +14,7 @@
 namespace tact::detail {
 
 void post(executor& ex, std::uint32_t queue, void* target, void* message, run_fn run) {
-  ex.post(queue, target, message, run);
+  post(ex, this_runner(ex), queue, target, message, run);
 }
 
 void dispose_message(message& m, allocation how) noexcept {
@@ -44,7 +44,7 @@ void take_action(actor& a, allocation how) noexcept {
 
 void retire(actor& a, allocation how) noexcept {
   close_anchor(a);
-  actor_access::executor_of(a).count_finished();
+  count(actor_access::executor_of(a), tally::actor_finished);
   if constexpr (!build::checks) {
     actor_access::mark_finished(a);
     take_action(a, how);
@@ -75,11 +75,10 @@ void land(actor& a) noexcept {
 void report_exception(actor& a, const std::type_info& actor_type,
                       const std::type_info& message_type) noexcept {
   std::exception_ptr error = std::current_exception();
-  actor_access::executor_of(a).report(
-      diagnostic_kind::behaviour_exception,
-      "actor " + type_name(actor_type) + " threw " + describe(error) + " while receiving " +
-          type_name(message_type) + "; the message was dropped and the actor carries on",
-      error);
+  report(actor_access::executor_of(a), diagnostic_kind::behaviour_exception,
+         "actor " + type_name(actor_type) + " threw " + describe(error) + " while receiving " +
+             type_name(message_type) + "; the message was dropped and the actor carries on",
+         error);
 }
 
 void report_overlap(const std::type_info& actor_type, const std::type_info& message_type,
@@ -94,12 +93,12 @@ void report_overlap(const std::type_info& actor_type, const std::type_info& mess
 void report_send_to_finished(actor& a, const std::type_info& actor_type,
                              const std::type_info& message_type) noexcept {
   executor& ex = actor_access::executor_of(a);
-  ex.count_dead_letter();
-  ex.count_rejected();
+  count(ex, tally::dead_letter);
+  count(ex, tally::rejected);
   if constexpr (build::checks) {
-    ex.report(diagnostic_kind::send_to_finished,
-              "a " + type_name(message_type) + " was sent to an actor " + type_name(actor_type) +
-                  " that has finished; the message was dropped");
+    report(ex, diagnostic_kind::send_to_finished,
+           "a " + type_name(message_type) + " was sent to an actor " + type_name(actor_type) +
+               " that has finished; the message was dropped");
     land(a);
   }
 }
@@ -107,10 +106,10 @@ void report_send_to_finished(actor& a, const std::type_info& actor_type,
 void report_delivery_to_finished(actor& a, const std::type_info& actor_type,
                                  const std::type_info& message_type) noexcept {
   executor& ex = actor_access::executor_of(a);
-  ex.count_dead_letter();
-  ex.report(diagnostic_kind::delivery_to_finished,
-            "a " + type_name(message_type) + " queued for actor " + type_name(actor_type) +
-                " arrived after that actor finished; the message was dropped");
+  count(ex, tally::dead_letter);
+  report(ex, diagnostic_kind::delivery_to_finished,
+         "a " + type_name(message_type) + " queued for actor " + type_name(actor_type) +
+             " arrived after that actor finished; the message was dropped");
   land(a);
 }
 

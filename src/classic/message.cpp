@@ -3,7 +3,7 @@
 #include <tact/build_config.hpp>
 #include <tact/diagnostic.hpp>
 
-#include "executor/executor.hpp"
+#include "executor/seam.hpp"
 #include "support/type_name.hpp"
 
 namespace tact {
@@ -12,8 +12,8 @@ message::~message() {
   if constexpr (build::checks) {
     if (sent_.load(std::memory_order_relaxed)) return;
     // The derived part is gone, so only the base type is known here.
-    if (detail::executor* ex = detail::executor::ambient())
-      ex->note_unsent_message();
+    if (detail::executor* ex = detail::ambient_executor())
+      detail::note_unsent_message(*ex);
     else
       print_diagnostic({diagnostic_kind::message_never_sent,
                         "a message was destroyed without ever being sent, with no actor_system "

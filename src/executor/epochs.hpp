@@ -6,6 +6,7 @@
 
 #include <tact/detail/atomic.hpp>
 
+#include "support/assert.hpp"
 #include "support/fixed_array.hpp"
 #include "support/padded.hpp"
 
@@ -58,8 +59,10 @@ class epochs {
     self.announced.exchange(now, std::memory_order_seq_cst);
   }
   bool pinned(std::uint32_t p) const noexcept { return participants_[p].pinned; }
+  // @pre p is pinned.
   void unpin(std::uint32_t p) noexcept {
     participant& self = participants_[p];
+    TACT_ASSERT(self.pinned, "a participant unpins only while pinned");
     self.pinned = false;
     self.announced.store(idle, std::memory_order_seq_cst);
   }

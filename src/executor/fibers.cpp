@@ -1,11 +1,12 @@
 #include "executor/fibers.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <memory>
 #include <utility>
 
 #include <boost/context/protected_fixedsize_stack.hpp>
+
+#include "support/assert.hpp"
 
 #if defined(__GLIBCXX__)
 #include <cxxabi.h>
@@ -101,7 +102,7 @@ fiber_pool::fiber_pool(std::size_t stack_size, void (*loop)(void*), void* owner)
       running_{native_.get()} {}
 
 fiber_pool::~fiber_pool() {
-  assert(fibers_.empty() && "a worker's fibers end (leave()) before its pool goes");
+  TACT_ASSERT(fibers_.empty(), "a pool's fibers end (leave()) before the pool goes");
   for (ctx::stack_context& s : stacks_) ctx::protected_fixedsize_stack{stack_size_}.deallocate(s);
 }
 
@@ -119,7 +120,7 @@ void fiber_pool::enter() noexcept {
 }
 
 void fiber_pool::leave() noexcept {
-  assert(on_native());
+  TACT_ASSERT(on_native(), "only the native context leaves");
   if (idle_.empty()) return;
   ending_ = true;
   while (!idle_.empty()) {
@@ -144,7 +145,7 @@ bool fiber_pool::prepare() {
 }
 
 void fiber_pool::suspend() noexcept {
-  assert(!idle_.empty() && "prepare() first");
+  TACT_ASSERT(!idle_.empty(), "prepare() comes before suspend()");
   context& next = *idle_.back();
   idle_.pop_back();
   running_->now = context::state::suspended;
@@ -153,7 +154,7 @@ void fiber_pool::suspend() noexcept {
 
 void fiber_pool::resume(context& c) noexcept {
   // An idle native context is not in idle_: a fiber hands the loop back to
-  // it (see worker::loop) rather than it being picked for a suspension.
+  // it (see pool_worker::loop) rather than it being picked for a suspension.
   if (const auto it = std::find(idle_.begin(), idle_.end(), &c); it != idle_.end()) idle_.erase(it);
   running_->now = context::state::idle;
   if (running_ != native_.get()) idle_.push_back(running_);  // reserved by prepare()
@@ -208,8 +209,8 @@ fiber_pool::context& fiber_pool::make_fiber() {
 // resume() returning), and an ended fiber, which announced nothing (see
 // depart()), is switched away from right after the jump returns here.
 void fiber_pool::switch_to(context& to) noexcept {
-  assert(&to != running_ && to.now != context::state::running && to.resume_point &&
-         "switch to a context that is suspended or idle");
+  TACT_ASSERT(&to != running_ && to.now != context::state::running && to.resume_point,
+              "a switch goes to a context that is suspended or idle");
   context& from = *running_;
   previous_ = &from;
   running_ = &to;

@@ -9,12 +9,13 @@
 
 #include "mailbox/copy_queue.hpp"
 #include "mailbox/work_queue.hpp"
+#include "support/assert.hpp"
 
 namespace tact::detail {
 
 // A work queue whose batch was handed over when a behaviour of one of its
-// actors suspended (see worker::suspend). It stays being_processed, so no
-// other thread gulps it, and the worker holding it keeps running it: the
+// actors suspended (see runner::suspend). It stays being_processed, so no
+// other thread gulps it, and the runner holding it keeps running it: the
 // rest of the batch, moved into `batch` here (which leaves the queue's own
 // batch empty, so the suspended process() loop ends by itself once its
 // behaviour returns), then mail taken in with regulp(). Actors with a
@@ -22,7 +23,7 @@ namespace tact::detail {
 // their stash, in order, and run once the behaviour has finished, before
 // anything later for them. That keeps each actor to one message at a time
 // and per-sender FIFO, while the queue's other actors (an asked actor
-// among them) go on. Only the holding worker's thread touches it; a worker
+// among them) go on. Only the holding runner's thread touches it; a runner
 // keeps released ones for reuse, arrays included.
 struct held_queue {
   struct busy_actor {
@@ -53,8 +54,10 @@ struct held_queue {
                                  [target](const busy_actor& b) { return b.target == target; });
     return it != busy.end() ? &*it : nullptr;
   }
+  // @pre target is busy here.
   void erase(const void* target) noexcept {
     busy_actor* b = find(target);
+    TACT_ASSERT(b != nullptr, "only a busy actor stops being busy");
     if (b != &busy.back()) *b = std::move(busy.back());
     busy.pop_back();
   }

@@ -1,15 +1,15 @@
 /*
- * The parking protocol against work stealing, as worker.cpp implements it
- * (worker::park, worker::register_as_waiter, worker::steal_from,
- * worker::wake, work_queue::register_waiter and work_queue::post), checked
- * with spin by tests/model/parking_model.py.
+ * The parking protocol against work stealing, as the engine implements it
+ * (parker::park and parker::wake, pool_worker::park,
+ * runner::register_as_waiter, thief::steal_from, work_queue::register_waiter
+ * and work_queue::post), checked with spin by tests/model/parking_model.py.
  *
  * Property: once the sender has posted all its messages and woken whom
  * the posts named, no worker is left parked while a queue holds mail.
  *
  * What it abstracts:
  *  - WORKERS workers (2 unless -DWORKERS=3 or 4), one ownership slot each
- *    (worker.cpp loops over several; one is enough for the race between a
+ *    (a pool worker loops over several; one is enough for the race between a
  *    registration and a swap), as many queues, one sender outside the
  *    workers posting MESSAGES messages (2 unless defined) to any queue.
  *  - A queue is its mail count, its being_processed flag and its waiter;

@@ -2,6 +2,8 @@
 
 #include <tact/detail/atomic.hpp>
 
+#include "support/assert.hpp"
+
 namespace tact::detail {
 
 // The wait-free swap of two ownership slots that work stealing is made of
@@ -22,16 +24,18 @@ namespace tact::detail {
 // there (only it nulls them, and not while sweeping). Thieves contend with
 // each other through these compare-and-swaps, never with a victim: the
 // queue itself is protected by being_processed, which settles the race with
-// a victim that loaded the pointer before the swap (see worker::sweep).
+// a victim that loaded the pointer before the swap (see pool_worker::sweep).
 //
 // Sequentially consistent so that a victim that is about to park either
 // sees the new queue in its slot or is seen as parking by the thief (see
-// worker::park and worker::steal_from).
+// parker::park and thief::steal_from).
 template <class Queue>
 bool try_swap(atomic<Queue*>& mine, atomic<Queue*>& theirs, Queue* wanted) noexcept {
   // Step 0: our pointer, never null (only we null it). Step 1, the check
   // that the victim's pointer is not null, is the caller's scan: `wanted`.
+  TACT_ASSERT(wanted != nullptr, "a thief swaps for a queue it saw in the victim's slot");
   Queue* const ours = mine.load(std::memory_order_seq_cst);
+  TACT_ASSERT(ours != nullptr, "only its own swap nulls a thief's slot");
   // Step 2: null our slot; fails only if a thief took it from us meanwhile.
   Queue* expected = ours;
   if (!mine.compare_exchange_strong(expected, nullptr, std::memory_order_seq_cst)) return false;

@@ -3,14 +3,16 @@
 #include <algorithm>
 
 #include "executor/executor.hpp"
-#include "executor/worker.hpp"
 #include "mailbox/work_queue.hpp"
 
 namespace tact::detail {
 
-stepper::stepper(executor& ex, worker& runner, const step_plan& plan)
+// The runner owns every queue (round robin over all of them for what its
+// behaviours create and send), and never suspends: a step that waits runs
+// nested steps instead.
+stepper::stepper(executor& ex, const step_plan& plan)
     : ex_{ex},
-      runner_{runner},
+      runner_{ex, 0, runner::block{0, ex.queue_count()}, nullptr},
       plan_{plan},
       random_state_{plan.seed},
       running_(ex.queue_count()) {
@@ -75,7 +77,7 @@ bool stepper::run_queue(std::uint32_t index) {
   }
   ++steps_;
   running_[index] = true;
-  runner_.step(q);
+  runner_.step(q, index);
   running_[index] = false;
   return true;
 }

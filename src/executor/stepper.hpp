@@ -6,11 +6,12 @@
 
 #include <tact/detail/envelope.hpp>
 
+#include "executor/runner.hpp"
+
 namespace tact::detail {
 
 class executor;
 class work_queue;
-class worker;
 
 // How a stepping executor picks the next queue (see stepper).
 struct step_plan {
@@ -21,8 +22,9 @@ struct step_plan {
   std::uint64_t steps = 10'000;  // pct: the run's expected length
 };
 
-// The deterministic executor: the executor's queues, run by its one
-// worker on whichever thread calls run_one(), one message per step. Which
+// The deterministic executor: the executor's queues, run by one runner
+// (the system's one worker) on whichever thread calls run_one(), one
+// message per step. Which
 // queue runs next is the plan's choice among the queues that have a
 // message, drawn from a generator seeded by the plan alone, so a run is a
 // function of its seed and of what the program does between steps.
@@ -35,9 +37,11 @@ struct step_plan {
 // meanwhile, so an actor still runs one message at a time.
 class stepper {
  public:
-  stepper(executor& ex, worker& runner, const step_plan& plan);
+  stepper(executor& ex, const step_plan& plan);
 
   const step_plan& plan() const noexcept { return plan_; }
+  // The runner that runs the steps: worker 0 of the system.
+  const runner& stepping_runner() const noexcept { return runner_; }
   // Runs one message; false if no queue that may run has one.
   bool run_one();
   // Runs queue `index`'s next message; false if it has none or a step of
@@ -64,7 +68,7 @@ class stepper {
   std::uint64_t next_random() noexcept;
 
   executor& ex_;
-  worker& runner_;
+  runner runner_;
   const step_plan plan_;
   std::uint64_t random_state_;
   std::uint64_t steps_ = 0;

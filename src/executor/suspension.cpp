@@ -1,46 +1,40 @@
 #include <algorithm>
-#include <cassert>
 #include <chrono>
 
 #include "executor/executor.hpp"
-#include "executor/worker.hpp"
-#include "support/futex.hpp"
+#include "executor/suspension.hpp"
 
 // Behaviours that wait (xTActors, ASK inside an actor). A behaviour that
-// asks is suspended on its context (see fiber_pool) and the worker goes on
+// asks is suspended on its context (see fiber_pool) and the runner goes on
 // with other work on another context; the behaviour's queue stays
-// being_processed, held by this worker, and is run from the held_queue,
+// being_processed, held by this runner, and is run from the held_queue,
 // its busy actors' messages stashed until their behaviour has finished.
-// All of it happens on the worker's own thread: a context is resumed by
-// the worker that suspended it, so thread-local state (the running worker,
+// All of it happens on the runner's own thread: a context is resumed by
+// the runner that suspended it, so thread-local state (the running runner,
 // the transaction in progress, the caches that compiled code may keep of
 // thread-local addresses) never sees a behaviour change threads.
 namespace tact::detail {
 
-held_queue* worker::find_held(const work_queue& q) noexcept {
-  for (const std::unique_ptr<held_queue>& h : held_)
-    if (h->queue == &q) return h.get();
-  return nullptr;
-}
-
-
-void worker::suspend(wake_condition& c) {
+void runner::suspend(wake_condition& c) {
+  TACT_ASSERT(can_suspend(), "only a behaviour run from a batch by a runner with fibers suspends");
+  suspensions& s = *suspensions_;
   work_queue& q = *current_;
   const std::uint32_t index = current_index_;
   void* const target = running_target_;
   // What can fail comes first, before anything changes.
-  if (fibers_.prepare()) counters.fibers_made.add();
-  suspended_.reserve(suspended_.size() + 1);
-  held_queue* held = find_held(q);
+  if (s.fibers.prepare()) counters.fibers_made.add();
+  s.suspended.reserve(s.suspended.size() + 1);
+  held_queue* held = s.find_held(q);
   if (held == nullptr) {
-    // Room for every entry in both lists, so that moving one from held_
-    // to spare_held_ (when a queue is let go) never allocates.
-    const std::size_t entries = held_.size() + spare_held_.size() + (spare_held_.empty() ? 1 : 0);
-    held_.reserve(entries);
-    spare_held_.reserve(entries);
-    if (spare_held_.empty())
-      spare_held_.push_back(std::make_unique<held_queue>(owner_.config().copy_queue_floor));
-    spare_held_.back()->busy.reserve(1);
+    // Room for every entry in both lists, so that moving one from held
+    // to spare_held (when a queue is let go) never allocates.
+    const std::size_t entries =
+        s.held.size() + s.spare_held.size() + (s.spare_held.empty() ? 1 : 0);
+    s.held.reserve(entries);
+    s.spare_held.reserve(entries);
+    if (s.spare_held.empty())
+      s.spare_held.push_back(std::make_unique<held_queue>(owner_.config().copy_queue_floor));
+    s.spare_held.back()->busy.reserve(1);
   } else if (held->find(target) == nullptr) {
     held->busy.reserve(held->busy.size() + 1);
   }
@@ -52,12 +46,11 @@ void worker::suspend(wake_condition& c) {
     // From here every send to this queue takes the mailbox (the budget is
     // 0 while it is held), which the holder takes in only once the moved
     // batch is drained: per-sender FIFO holds as in try_append.
-    const std::uint32_t appended = local_batch_ - budget_;
-    counters.local_sends.add(appended);
-    counters.messages_sent.add(appended);
-    held_.push_back(std::move(spare_held_.back()));
-    spare_held_.pop_back();
-    held = held_.back().get();
+    count_appended();
+    s.held.push_back(std::move(s.spare_held.back()));
+    s.spare_held.pop_back();
+    ++holding_;
+    held = s.held.back().get();
     held->queue = &q;
     held->index = index;
     held->batch.swap(q.batch());
@@ -69,15 +62,16 @@ void worker::suspend(wake_condition& c) {
   current_index_ = no_queue;
   running_target_ = nullptr;
   unpin();
-  // An ambient_scope the behaviour opened is its own, not the worker's.
+  // An ambient_scope the behaviour opened is its own, not the runner's.
   executor* const scope = executor::scope();
   const std::uint32_t home = executor::scope_home();
   if (scope != nullptr) executor::set_scope(nullptr, no_queue);
-  suspended_behaviour me{&c, &fibers_.running()};
-  suspended_.push_back(&me);
+  suspended_behaviour me{&c, &s.fibers.running()};
+  s.suspended.push_back(&me);
+  ++holding_;
   counters.suspensions.add();
   resumed_ = false;
-  fibers_.suspend();
+  s.fibers.suspend();
   // resume_ready() took `me` off the list and switched back here. The
   // queue is held now: no budget, so the rest of this behaviour's sends to
   // it take the mailbox, behind anything it sent there before.
@@ -93,29 +87,34 @@ void worker::suspend(wake_condition& c) {
 // goes idle until it is needed again. Deadlines are checked on every
 // deadline_polls-th call (the clock costs more than the polls), and always
 // by wait() before it sleeps, so a timeout is late by a few sweeps at most.
-bool worker::resume_ready() {
-  if (suspended_.empty()) return false;
+bool runner::resume_ready() {
+  if (!suspends()) return false;
+  suspensions& s = *suspensions_;
+  if (s.suspended.empty()) return false;
   auto now = std::chrono::steady_clock::time_point::min();
-  if (--polls_to_deadlines_ == 0) {
-    polls_to_deadlines_ = deadline_polls;
+  if (--s.polls_to_deadlines == 0) {
+    s.polls_to_deadlines = suspensions::deadline_polls;
     now = std::chrono::steady_clock::now();
   }
-  for (std::size_t i = 0; i < suspended_.size(); ++i) {
-    suspended_behaviour* s = suspended_[i];
-    wake_condition& c = *s->condition;
+  for (std::size_t i = 0; i < s.suspended.size(); ++i) {
+    suspended_behaviour* b = s.suspended[i];
+    wake_condition& c = *b->condition;
     if (c.poll(c, now >= c.deadline) != wake_condition::ready) continue;
-    suspended_[i] = suspended_.back();
-    suspended_.pop_back();
-    fibers_.resume(*s->context);
+    s.suspended[i] = s.suspended.back();
+    s.suspended.pop_back();
+    --holding_;
+    s.fibers.resume(*b->context);
     return true;
   }
   return false;
 }
 
-std::uint64_t worker::drain_all_held() {
+std::uint64_t runner::drain_all_held() {
+  if (!suspends()) return 0;
+  std::vector<std::unique_ptr<held_queue>>& held = suspensions_->held;
   std::uint64_t ran = 0;
   // drain_held() may release an entry, or suspend and find more held on return.
-  for (std::size_t i = 0; i < held_.size(); ++i) ran += drain_held(*held_[i]->queue, held_[i]->index);
+  for (std::size_t i = 0; i < held.size(); ++i) ran += drain_held(*held[i]->queue, held[i]->index);
   return ran;
 }
 
@@ -123,10 +122,11 @@ std::uint64_t worker::drain_all_held() {
 // stashes the rest behind their busy actor; lets q go once it is empty and
 // nothing of it is busy. Every step re-reads q and its entry: a behaviour
 // run here may suspend, and other contexts run q meanwhile.
-std::uint64_t worker::drain_held(work_queue& q, std::uint32_t index) {
+std::uint64_t runner::drain_held(work_queue& q, std::uint32_t index) {
   std::uint64_t ran = 0;
+  suspensions& s = *suspensions_;
   for (;;) {
-    held_queue& h = *find_held(q);
+    held_queue& h = *s.find_held(q);
     if (!h.batch.empty()) {
       const envelope e = h.batch.pop();
       if (held_queue::busy_actor* b = h.find(e.target)) {
@@ -148,11 +148,13 @@ std::uint64_t worker::drain_held(work_queue& q, std::uint32_t index) {
       // Nothing of it waits any more: the queue goes (its own batch has
       // been empty since it was held), the entry is kept for reuse.
       h.batch.recycle();
-      const auto it = std::find_if(held_.begin(), held_.end(),
-                                   [&](const std::unique_ptr<held_queue>& e) { return e.get() == &h; });
-      spare_held_.push_back(std::move(*it));  // room reserved by suspend()
-      *it = std::move(held_.back());
-      held_.pop_back();
+      const auto it =
+          std::find_if(s.held.begin(), s.held.end(),
+                       [&](const std::unique_ptr<held_queue>& e) { return e.get() == &h; });
+      s.spare_held.push_back(std::move(*it));  // room reserved by suspend()
+      *it = std::move(s.held.back());
+      s.held.pop_back();
+      --holding_;
       q.forget_holder();
       q.finish();
     }
@@ -165,7 +167,7 @@ std::uint64_t worker::drain_held(work_queue& q, std::uint32_t index) {
   return ran;
 }
 
-void worker::run_held(work_queue& q, std::uint32_t index, const envelope& e) {
+void runner::run_held(work_queue& q, std::uint32_t index, const envelope& e) {
   current_ = &q;
   current_index_ = index;
   budget_ = 0;
@@ -182,13 +184,14 @@ void worker::run_held(work_queue& q, std::uint32_t index, const envelope& e) {
 // messages run now, in order, before anything later for it (which the
 // drain keeps stashing while it is busy). One that waits again keeps it
 // busy; its stash carries on here once that one is done.
-void worker::run_stash(work_queue& q, std::uint32_t index, void* target) {
+void runner::run_stash(work_queue& q, std::uint32_t index, void* target) {
   for (;;) {
-    held_queue::busy_actor* found = find_held(q)->find(target);
-    assert(found != nullptr && "a resumed behaviour's actor is busy until its stash has run");
+    held_queue& h = *suspensions_->find_held(q);
+    held_queue::busy_actor* found = h.find(target);
+    TACT_ASSERT(found != nullptr, "a resumed behaviour's actor is busy until its stash has run");
     held_queue::busy_actor& b = *found;
     if (b.idle()) {
-      find_held(q)->erase(target);
+      h.erase(target);
       return;
     }
     const envelope e = b.take();
@@ -202,63 +205,53 @@ void worker::run_stash(work_queue& q, std::uint32_t index, void* target) {
   }
 }
 
-std::uint64_t worker::after_resume(work_queue& q, std::uint32_t index, void* target) {
+std::uint64_t runner::after_resume(work_queue& q, std::uint32_t index, void* target) {
   resumed_ = false;
   run_stash(q, index, target);
   return drain_held(q, index);
 }
 
-// Parks while behaviours wait here: like park(), registered on the queues
-// it owns, and also on the queues it holds (as their holder, since a
-// queue's slot may be another worker's by now), but not counted as parked
-// (the system is not quiescent while a behaviour waits), and for at most
-// until the earliest deadline, so a timeout needs no polling.
+// Parks while behaviours wait here: like a pool worker's park, registered on
+// the queues it owns, and also on the queues it holds (as their holder,
+// since a queue's slot may be another worker's by now), but not counted as
+// parked (the system is not quiescent while a behaviour waits), and for at
+// most until the earliest deadline, so a timeout needs no polling.
 //
 // No lost wake-up: an answer claims its slot (sequentially consistent)
-// before it wakes the asker's worker (an exchange on state_, also
-// sequentially consistent), and we poll the slots after storing
+// before it wakes the asker's runner (parker::wake, an exchange, also
+// sequentially consistent), and we poll the slots after the parker is
 // `parking`. Either our poll sees the claim, or the claim, and so the
 // exchange, come after our store: the exchange then finds us parking (our
-// CAS to waiting fails) or waiting (it wakes the futex).
-void worker::wait(wake_condition* also) {
-  owner_.reclamation().abandon(index_);
-  state_.store(parking, std::memory_order_seq_cst);
-  const auto give_up = [this] { state_.store(running, std::memory_order_relaxed); };
-  if (!register_as_waiter()) return give_up();
-  for (const std::unique_ptr<held_queue>& h : held_)
-    if (!h->queue->register_holder(this)) return give_up();
+// commit to waiting fails) or waiting (it wakes the futex).
+void runner::wait(wake_condition* also) {
+  TACT_ASSERT(this_thread_runner == this, "a runner waits on its own thread");
+  epochs_.abandon(index_);
   const auto now = std::chrono::steady_clock::now();
   auto earliest = std::chrono::steady_clock::time_point::max();
-  bool due = false;
-  const auto look = [&](wake_condition& c) {
-    earliest = std::min(earliest, c.deadline);
-    due = c.poll(c, now >= c.deadline) != wake_condition::waiting || due;
+  const auto registered = [&] {
+    if (!register_as_waiter()) return false;
+    if (suspends())
+      for (const std::unique_ptr<held_queue>& h : suspensions_->held)
+        if (!h->queue->register_holder(this)) return false;
+    return true;
   };
-  if (also != nullptr) look(*also);
-  for (suspended_behaviour* s : suspended_) look(*s->condition);
-  if (due) return give_up();
-  std::uint32_t expected = parking;
-  if (!state_.compare_exchange_strong(expected, waiting, std::memory_order_seq_cst)) return;
+  const auto due = [&] {
+    bool ready = false;
+    const auto look = [&](wake_condition& c) {
+      earliest = std::min(earliest, c.deadline);
+      ready = c.poll(c, now >= c.deadline) != wake_condition::waiting || ready;
+    };
+    if (also != nullptr) look(*also);
+    if (suspends())
+      for (suspended_behaviour* b : suspensions_->suspended) look(*b->condition);
+    return ready;
+  };
+  if (!parker_.park(registered, due, parker::waiting)) return;
   if (earliest == std::chrono::steady_clock::time_point::max())
-    futex_wait(state_, waiting);
+    parker_.sleep(parker::waiting);
   else
-    futex_wait_for(state_, waiting, earliest - now);
-  expected = waiting;
-  state_.compare_exchange_strong(expected, running, std::memory_order_seq_cst);
-}
-
-// A guest's fibers run this while the lender's own context is suspended in
-// a behaviour: the lender goes on helping; once its context waits at loop
-// level again the loop goes back to it (as for workers, see loop()).
-void worker::guest_loop() {
-  for (;;) {
-    if (fibers_.ending()) return;
-    if (fibers_.native_idle()) {
-      fibers_.resume(fibers_.native());
-      continue;
-    }
-    if (!help()) wait();
-  }
+    parker_.sleep_for(parker::waiting, earliest - now);
+  parker_.move(parker::waiting, parker::running);
 }
 
 }  // namespace tact::detail

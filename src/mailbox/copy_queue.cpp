@@ -34,6 +34,7 @@ void copy_queue::make_room() {
 }
 
 void copy_queue::recycle() noexcept {
+  TACT_ASSERT(empty(), "a copy queue is recycled once drained");
   const std::uint32_t used = std::max(high_, tail_);
   head_ = tail_ = high_ = 0;
   if (used >= capacity_ / 2 || capacity_ <= floor_) return;

@@ -5,6 +5,8 @@
 
 #include <tact/detail/envelope.hpp>
 
+#include "support/assert.hpp"
+
 namespace tact::detail {
 
 // An array-backed queue of envelopes (Cforall thesis, "Copy Queue"). A send
@@ -45,16 +47,28 @@ class copy_queue {
     if (capacity_ == 0) make_room();
   }
 
-  // Precondition: !empty().
-  envelope pop() noexcept { return data_[head_++]; }
+  // @pre !empty().
+  envelope pop() noexcept {
+    TACT_ASSERT(!empty(), "an envelope is popped from a copy queue that has one");
+    return data_[head_++];
+  }
   // The same in two steps, for a reader that copies the words itself.
-  const envelope& front() const noexcept { return data_[head_]; }
-  void drop_front() noexcept { ++head_; }
-  // The `i`th envelope from the front, for inspection; i < size().
-  const envelope& at(std::uint32_t i) const noexcept { return data_[head_ + i]; }
+  const envelope& front() const noexcept {
+    TACT_ASSERT(!empty(), "a copy queue's front is read when it has one");
+    return data_[head_];
+  }
+  void drop_front() noexcept {
+    TACT_ASSERT(!empty(), "a copy queue's front is dropped when it has one");
+    ++head_;
+  }
+  // The `i`th envelope from the front, for inspection. @pre i < size().
+  const envelope& at(std::uint32_t i) const noexcept {
+    TACT_ASSERT(i < size(), "a copy queue is read within its envelopes");
+    return data_[head_ + i];
+  }
 
-  // Precondition: empty(). Rewinds for the next batch and applies the
-  // reclamation rule to what this batch used.
+  // @pre empty(). Rewinds for the next batch and applies the reclamation
+  // rule to what this batch used.
   void recycle() noexcept;
 
   // Exchanges contents; both queues keep their own floor.

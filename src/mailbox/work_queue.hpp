@@ -7,11 +7,11 @@
 #include <tact/detail/atomic.hpp>
 
 #include "mailbox/copy_queue.hpp"
-#include "mailbox/spinlock.hpp"
+#include "mailbox/sleeper.hpp"
+#include "support/assert.hpp"
+#include "support/spinlock.hpp"
 
 namespace tact::detail {
-
-class worker;
 
 // One mailbox shard (Cforall thesis, "CFA Executor"): a lock, the mailbox copy
 // queue senders append to, and being_processed. Many actors share a work
@@ -32,12 +32,13 @@ class work_queue {
 
   // ---- any thread ----
 
-  // Whom a post must wake: the worker that parked waiting for mail on this
-  // queue, and the one that waits while holding it (a behaviour of this
-  // queue is suspended there, see register_holder), either may be null.
+  // Whom a post must wake: the sleeper registered waiting for mail on this
+  // queue (its owner, parked), and the one that waits while holding it (a
+  // behaviour of this queue is suspended there, see register_holder);
+  // either may be null.
   struct sleepers {
-    worker* waiter;
-    worker* holder;
+    sleeper* waiter;
+    sleeper* holder;
   };
 
   // Appends `e` and returns the sleepers it must wake, unregistering them.
@@ -45,7 +46,7 @@ class work_queue {
     std::lock_guard guard{lock_};
     mailbox_.push(e);
     pending_.store(mailbox_.size(), std::memory_order_relaxed);
-    worker* const holder = holder_;
+    sleeper* const holder = holder_;
     if (holder != nullptr) [[unlikely]]
       holder_ = nullptr;
     return {std::exchange(waiter_, nullptr), holder};
@@ -84,16 +85,21 @@ class work_queue {
     return gulp_result::taken;
   }
 
-  // The gulped messages: only between a taken gulp and finish(), only by
-  // the worker that gulped.
-  copy_queue& batch() noexcept { return batch_; }
+  // The gulped messages. @pre only between a taken gulp and finish(), only
+  // by the thread that gulped.
+  copy_queue& batch() noexcept {
+    TACT_ASSERT(being_processed(), "a batch is touched only while its queue is gulped");
+    return batch_;
+  }
   // What senders have appended since the last gulp, for inspection by the
   // deterministic executor, when no other thread runs (see stepper).
   const copy_queue& mailbox() const noexcept { return mailbox_; }
 
   // After draining the batch: recycles it and lets the queue be gulped
   // again. Release: the next gulp, on any worker, sees all our effects.
+  // @pre the caller gulped the queue, and the batch is drained.
   void finish() noexcept {
+    TACT_ASSERT(being_processed(), "a queue is finished by the thread that gulped it");
     batch_.recycle();
     being_processed_.store(false, std::memory_order_release);
   }
@@ -112,7 +118,7 @@ class work_queue {
   // lock the later one is the current owner's: a thief registers only
   // after its swap, and a worker whose lock section follows the thief's
   // (so follows the swap) sees the swap in its slot and is refused.
-  bool register_waiter(worker* w, const atomic<work_queue*>* slot) noexcept {
+  bool register_waiter(sleeper* w, const atomic<work_queue*>* slot) noexcept {
     std::lock_guard guard{lock_};
     if (!mailbox_.empty()) return false;
     if (slot != nullptr && slot->load(std::memory_order_seq_cst) != this) return false;
@@ -120,7 +126,7 @@ class work_queue {
     return true;
   }
 
-  // ---- the worker holding this queue (see worker::suspend) ----
+  // ---- the runner holding this queue (see runner::suspend) ----
 
   // Takes the mail that came since the gulp into `into` (the holder's
   // drained batch, see held_queue), whose array becomes the mailbox's;
@@ -138,7 +144,7 @@ class work_queue {
   // a post either came before (we see its mail) or sees `w`. A separate
   // registration, since the queue's slot may belong to another worker
   // (stolen while held), who registers as its waiter.
-  bool register_holder(worker* w) noexcept {
+  bool register_holder(sleeper* w) noexcept {
     std::lock_guard guard{lock_};
     if (!mailbox_.empty()) return false;
     holder_ = w;
@@ -162,9 +168,10 @@ class work_queue {
 
   // ---- after the workers have stopped ----
 
-  // Drops what is still queued, passing each envelope to `drop`; returns
-  // how many envelopes that was.
-  std::uint32_t discard(void (*drop)(const envelope&) noexcept) noexcept {
+  // Drops what is still queued, passing each envelope to `drop(envelope)`,
+  // which must not throw; returns how many envelopes that was.
+  template <class Drop>
+  std::uint32_t discard(Drop&& drop) noexcept {
     std::lock_guard guard{lock_};
     const std::uint32_t dropped = mailbox_.size();
     while (!mailbox_.empty()) drop(mailbox_.pop());
@@ -177,13 +184,22 @@ class work_queue {
   // Senders' line.
   spinlock lock_;
   atomic<std::uint32_t> pending_{0};       // mailbox size, for looks_empty()
-  worker* waiter_ = nullptr;               // guarded by lock_
-  worker* holder_ = nullptr;               // guarded by lock_
+  sleeper* waiter_ = nullptr;              // guarded by lock_
+  sleeper* holder_ = nullptr;              // guarded by lock_
   copy_queue mailbox_;                     // guarded by lock_
 
   // The processing worker's line.
   alignas(64) atomic<bool> being_processed_{false};
   copy_queue batch_;  // owned by whoever set being_processed_
 };
+
+// Parking: registers `w` as the waiter of the queue that ownership slot
+// `slot` holds now, through that slot (see work_queue::register_waiter).
+// The load is sequentially consistent: a thief's swap into the slot
+// either comes before it (we register on the new queue) or after our
+// parker's `parking` store, which the thief then sees (see parker.hpp).
+inline bool register_through(const atomic<work_queue*>& slot, sleeper* w) noexcept {
+  return slot.load(std::memory_order_seq_cst)->register_waiter(w, &slot);
+}
 
 }  // namespace tact::detail

@@ -4,6 +4,8 @@
 #include <new>
 #include <utility>
 
+#include "support/assert.hpp"
+
 namespace tact::detail {
 
 // A heap array of n objects that can be neither copied nor moved (they hold
@@ -26,8 +28,14 @@ class fixed_array {
   fixed_array& operator=(const fixed_array&) = delete;
 
   std::size_t size() const noexcept { return size_; }
-  T& operator[](std::size_t i) noexcept { return data_[i]; }
-  const T& operator[](std::size_t i) const noexcept { return data_[i]; }
+  T& operator[](std::size_t i) noexcept {
+    TACT_ASSERT(i < size_, "a fixed array is indexed within its size");
+    return data_[i];
+  }
+  const T& operator[](std::size_t i) const noexcept {
+    TACT_ASSERT(i < size_, "a fixed array is indexed within its size");
+    return data_[i];
+  }
   T* begin() noexcept { return data_; }
   T* end() noexcept { return data_ + size_; }
   const T* begin() const noexcept { return data_; }

@@ -7,7 +7,7 @@
 
 #include <tact/detail/atomic.hpp>
 
-#if defined(__linux__) && !defined(TACT_MODEL_RELACY) && !defined(TACT_MODEL_SCHEDULE)
+#if defined(__linux__) && !defined(TACT_MODEL_ATOMIC)
 #define TACT_FUTEX_SYSCALL 1
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -45,7 +45,7 @@ inline void futex_wait_for(atomic<std::uint32_t>& word, std::uint32_t expected,
                           static_cast<long>((timeout - seconds).count())};
   ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected,
             &relative, nullptr, 0);
-#elif defined(TACT_MODEL_RELACY) || defined(TACT_MODEL_SCHEDULE)
+#elif defined(TACT_MODEL_ATOMIC)
   (void)timeout;
   word.wait_timed(expected);
 #else

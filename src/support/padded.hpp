@@ -11,7 +11,7 @@ inline constexpr std::size_t false_sharing_range = 128;
 // T on cache lines of its own: an array of padded<T> never puts two
 // elements on one line pair.
 template <class T>
-struct alignas(false_sharing_range) padded : T {
+struct alignas(false_sharing_range) padded final : T {
   using T::T;
 };
 

@@ -1,20 +1,25 @@
 #include <tact/actor_system.hpp>
 
 #include "executor/executor.hpp"
-#include "executor/worker.hpp"
-#include "helpers/timer_service.hpp"
+#include "helpers/timers/timer_service.hpp"
 #include "system/machine_placement.hpp"
+#include "transactional/domain.hpp"
 
+// The system ties the layers together: the executor, each actor model's
+// side of it, and the helpers that need a thread of their own (timers).
 namespace tact {
 
 actor_system::actor_system(system_config config)
-    : executor_{std::make_unique<detail::executor>(config, *this, [&](std::uint32_t workers) {
-        return detail::machine_placement(config, workers);
-      })},
+    : executor_{std::make_unique<detail::executor>(
+          detail::tx::validated(config), *this,
+          [&](std::uint32_t workers) { return detail::machine_placement(config, workers); })},
+      tx_{std::make_unique<detail::tx::domain>(*executor_)},
       timers_{std::make_unique<detail::timer_service>(*executor_)} {}
 
 actor_system::actor_system(const system_config& config, const detail::step_plan& plan)
-    : executor_{std::make_unique<detail::executor>(config, *this, nullptr, &plan)},
+    : executor_{std::make_unique<detail::executor>(detail::tx::validated(config), *this, nullptr,
+                                                   &plan)},
+      tx_{std::make_unique<detail::tx::domain>(*executor_)},
       timers_{std::make_unique<detail::timer_service>(*executor_)} {}
 
 actor_system::~actor_system() { stop(); }
@@ -23,7 +28,11 @@ std::uint32_t actor_system::workers() const noexcept { return executor_->worker_
 std::uint32_t actor_system::queues() const noexcept { return executor_->queue_count(); }
 const system_config& actor_system::config() const noexcept { return executor_->config(); }
 bool actor_system::stopped() const noexcept { return executor_->stopped(); }
-system_stats actor_system::stats() const { return executor_->stats(); }
+system_stats actor_system::stats() const {
+  system_stats s = executor_->stats();
+  tx_->add_to(s);
+  return s;
+}
 void actor_system::await_quiescence() { executor_->await_quiescence(); }
 void actor_system::stop() {
   executor_->stop([this] { timers_->shutdown(); });
@@ -33,9 +42,10 @@ namespace detail {
 
 executor& executor_of(actor_system& system) noexcept { return *system.executor_; }
 timer_service& timers_of(actor_system& system) noexcept { return *system.timers_; }
+tx::domain& tx::domain_of(actor_system& system) noexcept { return *system.tx_; }
 
 ambient_scope::ambient_scope(actor_system& system) noexcept
-    : ambient_scope{system, worker::no_queue} {}
+    : ambient_scope{system, runner::no_queue} {}
 
 ambient_scope::ambient_scope(actor_system& system, std::uint32_t home) noexcept
     : previous_{executor::scope()}, previous_home_{executor::scope_home()} {

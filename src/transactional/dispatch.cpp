@@ -14,9 +14,11 @@
 #include <tact/tx/rollback.hpp>
 #include <tact/tx/transaction.hpp>
 
-#include "executor/executor.hpp"
+#include "executor/seam.hpp"
 #include "support/type_name.hpp"
 #include "transactional/behaviour_slot.hpp"
+#include "transactional/dispatch.hpp"
+#include "transactional/domain.hpp"
 
 // Transactional delivery (xTActors): run a handler, collecting what it
 // sends and becomes; at its normal exit commit all of it at once (the
@@ -78,42 +80,54 @@ struct transaction {
   }
 };
 
+// The transaction whose handler runs on this thread, if any: a send,
+// become or create there is staged in it.
 constinit thread_local transaction* current = nullptr;
 
-void run(void* target, void* msg) noexcept;
+// Names `tx` as the current transaction while a handler runs. The commit,
+// the discard and the on_commit actions run after it: their sends are
+// immediate.
+class in_handler {
+ public:
+  explicit in_handler(transaction& tx) noexcept { current = &tx; }
+  ~in_handler() { current = nullptr; }
+  in_handler(const in_handler&) = delete;
+  in_handler& operator=(const in_handler&) = delete;
+};
 
 // Which queue of the target's executor a message to `to` goes to, sent on
-// `self`, a worker of that executor, or on none (nullptr). `first`: the
+// `self`, a runner of that executor, or on none (nullptr). `first`: the
 // first send of a commit, which may stay on the queue in hand.
-std::uint32_t place(executor& ex, worker* self, const cell& to, bool first) noexcept {
+std::uint32_t place(executor& ex, runner* self, const cell& to, bool first) noexcept {
   if (to.serialized.load(std::memory_order_relaxed)) return to.home;
-  if (self == nullptr) return ex.next_queue();
-  if (first && self->current_queue() != worker::no_queue) return self->current_queue();
+  if (self == nullptr) return any_queue(ex);
+  if (first && self->current_queue() != runner::no_queue) return self->current_queue();
   return self->next_own_queue();
 }
 
-// Posts m to its target; m must have one. `running`: the worker this runs
+// Posts m to its target; m must have one. `running`: the runner this runs
 // on, if any; it need not belong to the target's system. `parallel`: sent
 // by the commit of an actor not created serialized, which may run on any
 // queue: its sends to a serialized actor, which keeps their order, take
 // the mailbox even when the receiver's queue is the one in hand (see
-// worker::appends_held). False if the system is stopping: it takes no more
+// runner::appends_held). False if the system is stopping: it takes no more
 // messages, so m is a dead letter, left to the caller to free. Throws only
 // if the queue cannot grow (std::bad_alloc), and then m is freed.
-bool post(message* m, worker* running, bool first, bool parallel = false) {
+bool post(message* m, runner* running, bool first, bool parallel = false) {
   cell& to = *message_access::target(*m).cell();
-  executor& ex = *to.ex;
-  if (ex.stopping()) [[unlikely]] {
-    ex.count_dead_letter();
-    ex.count_rejected();
+  domain& d = *to.dom;
+  executor& ex = d.ex();
+  if (d.stopping()) [[unlikely]] {
+    count(ex, tally::dead_letter);
+    count(ex, tally::rejected);
     return false;
   }
-  worker* self = running != nullptr && &running->owner() == &ex ? running : nullptr;
+  runner* self = running != nullptr && &running->owner() == &ex ? running : nullptr;
   try {
-    std::optional<worker::appends_held> hold;
+    std::optional<runner::appends_held> hold;
     if (parallel && self != nullptr && to.serialized.load(std::memory_order_relaxed))
       hold.emplace(*self);
-    ex.post(self, place(ex, self, to, first), &to, m, &run);
+    detail::post(ex, self, place(ex, self, to, first), &to, m, &deliver);
   } catch (...) {
     message_access::destroy(m);
     throw;
@@ -135,7 +149,7 @@ bool post(message* m, worker* running, bool first, bool parallel = false) {
 //
 // Running out of memory here, halfway through a commit, ends the process
 // (noexcept).
-void commit_sends(transaction& tx, worker& w, message& handled) noexcept {
+void commit_sends(transaction& tx, runner& w, message& handled) noexcept {
   if (tx.borrowed && !tx.actions.empty()) {
     retain(tx.actor);
     tx.borrowed = false;
@@ -166,10 +180,10 @@ void free_dropped(transaction& tx) noexcept {
     try {
       action();
     } catch (...) {
-      ex.report(diagnostic_kind::behaviour_exception,
-                "a tx::on_commit action threw " + describe(std::current_exception()) +
-                    " after its transaction committed",
-                std::current_exception());
+      report(ex, diagnostic_kind::behaviour_exception,
+             "a tx::on_commit action threw " + describe(std::current_exception()) +
+                 " after its transaction committed",
+             std::current_exception());
     }
   }
   tx.actions.clear();
@@ -177,18 +191,16 @@ void free_dropped(transaction& tx) noexcept {
 
 // An action's sends are immediate (how a handler reaches classic actors):
 // for an actor not created serialized, they must not join the batch in hand
-// (see worker::appends_held). A send made straight from a handler is not
+// (see runner::appends_held). A send made straight from a handler is not
 // held: it promises no order (it happens again if the handler loses a
 // become race), and holding around every handler costs every dispatch.
-void run_actions(executor& ex, transaction& tx, worker& w) noexcept {
+void run_actions(executor& ex, transaction& tx, runner& w) noexcept {
   if (tx.actions.empty()) [[likely]]
     return;
   if (tx.actor->exclusive) return run_each_action(ex, tx);
-  const worker::appends_held hold{w};
+  const runner::appends_held hold{w};
   run_each_action(ex, tx);
 }
-
-void drop(const envelope& e) noexcept { message_access::destroy(static_cast<message*>(e.message)); }
 
 void release_behaviour(void* b) noexcept { static_cast<behaviour_base*>(b)->release(); }
 
@@ -207,8 +219,8 @@ void release_behaviour(void* b) noexcept { static_cast<behaviour_base*>(b)->rele
 // gulps it after this one lets it go, so it sees the new behaviour. After
 // the actions, which may still read the captures of the behaviour that
 // staged them.
-void commit_exclusive(executor& ex, cell& c, transaction& tx, worker& w, message& handled,
-                      behaviour_base* running) noexcept {
+void commit_exclusive(executor& ex, cell& c, transaction& tx, runner& w, dispatch_counts& counted,
+                      message& handled, behaviour_base* running) noexcept {
   if constexpr (build::checks) {
     if (behaviour_in(c.slot.load(std::memory_order_relaxed)) != running) {
       std::fputs("tact: bug: two dispatches of a serialized transactional actor at once\n",
@@ -220,18 +232,19 @@ void commit_exclusive(executor& ex, cell& c, transaction& tx, worker& w, message
   install(c, std::exchange(tx.next, nullptr));
   run_actions(ex, tx, w);
   running->release();
-  w.counters.tx_commits.add();
-  w.counters.tx_becomes.add();
+  counted.commits.add();
+  counted.becomes.add();
 }
 
-void report(executor& ex, transaction& tx, const message& m, std::exception_ptr error) noexcept {
-  const auto& handler = ex.config().on_rollback;
+void report_rollback(executor& ex, transaction& tx, const message& m,
+                     std::exception_ptr error) noexcept {
+  const auto& handler = config_of(ex).on_rollback;
   if (!handler) return;
   try {
-    handler(::tact::tx::rollback{ex.owner(), *tx.self, m, std::move(error)});
+    handler(::tact::tx::rollback{system_of(ex), *tx.self, m, std::move(error)});
   } catch (...) {
-    ex.report(diagnostic_kind::behaviour_exception,
-              "system_config::on_rollback threw; it must not", std::current_exception());
+    report(ex, diagnostic_kind::behaviour_exception,
+           "system_config::on_rollback threw; it must not", std::current_exception());
   }
 }
 
@@ -267,91 +280,87 @@ void tell_unmatched(const message& m) noexcept {
   }
 }
 
-// The trampoline of every transactional envelope.
-void run(void* target, void* msg) noexcept {
+}  // namespace
+
+void drop(const envelope& e) noexcept { message_access::destroy(static_cast<message*>(e.message)); }
+
+void deliver(void* target, void* msg) noexcept {
   cell& c = *static_cast<cell*>(target);
   message* m = static_cast<message*>(msg);
-  executor& ex = *c.ex;
-  worker& w = *ex.this_worker();
-  w.counters.tx_dispatches.add();
+  domain& d = *c.dom;
+  executor& ex = d.ex();
+  runner& w = *this_runner(ex);
+  dispatch_counts& counted = d.counts(w);
+  counted.dispatches.add();
   // `serialized` only routes messages, so relaxed is enough: a message that
   // misses the flag runs here, in parallel, and the CAS keeps its become
   // correct; the flag only has to be seen eventually, which bounds retries.
   if (c.serialized.load(std::memory_order_relaxed) && w.current_queue() != c.home) {
-    ex.post(&w, c.home, &c, m, &run);
+    detail::post(ex, &w, c.home, &c, m, &deliver);
     return;
   }
   // Before the slot is read. Pinned already earlier in this batch: catches
   // up with the epoch, since we hold no behaviour between dispatches.
-  ex.reclamation().pin(w.index());
+  w.pin();
   transaction tx{&c, &message_access::target(*m), m};
-  current = &tx;
   for (std::uint32_t collisions = 0;;) {
     behaviour_base* const running = behaviour_in(settled_slot(c));
     bool matched = false;
     try {
+      const in_handler handling{tx};
       matched = running->dispatch(*m);
     } catch (...) {
-      current = nullptr;
       tx.discard();
-      w.counters.tx_rollbacks.add();
-      report(ex, tx, *m, std::current_exception());
+      counted.rollbacks.add();
+      report_rollback(ex, tx, *m, std::current_exception());
       tell_customer(*m, std::current_exception());
       break;
     }
     if (!matched) {
-      current = nullptr;
       tx.discard();
-      w.counters.tx_unmatched.add();
+      counted.unmatched.add();
       tell_unmatched(*m);
       break;
     }
     if (tx.next == nullptr) {
-      current = nullptr;
       commit_sends(tx, w, *m);
       run_actions(ex, tx, w);
-      w.counters.tx_commits.add();
+      counted.commits.add();
       break;
     }
     if (c.exclusive) {
-      current = nullptr;
-      commit_exclusive(ex, c, tx, w, *m, running);
+      commit_exclusive(ex, c, tx, w, counted, *m, running);
       break;
     }
     // Claim the slot, publish the sends, then install the new behaviour
     // (see behaviour_slot.hpp). Fails if another invocation committed a
     // become since we read the slot, or is committing one now.
     if (claim(c, running)) {
-      current = nullptr;
       commit_sends(tx, w, *m);
       install(c, std::exchange(tx.next, nullptr));
       // Retired after the actions, which may read `running`'s captures: an
-      // action that asks is suspended, and its worker unpinned meanwhile, so
-      // a behaviour retired before it could be freed under it.
+      // action that asks is suspended, and its runner unpinned meanwhile,
+      // so a behaviour retired before it could be freed under it.
       run_actions(ex, tx, w);
-      ex.reclamation().retire(w.index(), running, &release_behaviour);
-      w.counters.tx_commits.add();
-      w.counters.tx_becomes.add();
+      w.retire(running, &release_behaviour);
+      counted.commits.add();
+      counted.becomes.add();
       break;
     }
     tx.discard();
-    w.counters.tx_collisions.add();
-    if (++collisions >= ex.config().collision_limit &&
+    counted.collisions.add();
+    if (++collisions >= d.collision_limit() &&
         !c.serialized.exchange(true, std::memory_order_relaxed))
-      w.counters.tx_serializations.add();
+      counted.serializations.add();
     if (c.serialized.load(std::memory_order_relaxed) && w.current_queue() != c.home) {
-      current = nullptr;
-      ex.post(&w, c.home, &c, m, &run);
+      detail::post(ex, &w, c.home, &c, m, &deliver);
       return;
     }
-    w.counters.tx_retries.add();
+    counted.retries.add();
   }
-  current = nullptr;
   message_access::destroy(m);
   free_dropped(tx);
 }
-
-}  // namespace
 
 void destroy(cell* c) noexcept {
   behaviour_in(c->slot.load(std::memory_order_relaxed))->release();
@@ -362,7 +371,7 @@ void send(message* m, cell* to) {
   if (to == nullptr) [[unlikely]] {
     // An empty reference names no system: count it in the one this code
     // runs in (a behaviour's, else the process default), if any.
-    if (executor* ex = executor::ambient()) ex->count_tx_dropped();
+    if (executor* ex = ambient_executor()) domain_of(system_of(*ex)).count_dropped();
     message_access::destroy(m);
     return;
   }
@@ -372,7 +381,7 @@ void send(message* m, cell* to) {
   }
   retain(to);
   message_access::address(*m, to);
-  if (!post(m, to->ex->this_worker(), false)) message_access::destroy(m);
+  if (!post(m, this_runner(to->dom->ex()), false)) message_access::destroy(m);
 }
 
 void note_request(message& m) noexcept {
@@ -398,18 +407,16 @@ void become(behaviour_base* b) {
 cell* create(behaviour_base* b, bool serialized, actor_system* system) {
   if (b == nullptr)
     throw std::invalid_argument{"tact: tx::create or tx::spawn with a moved-from behaviour"};
-  executor* ex = nullptr;
+  domain* d = nullptr;
   if (system != nullptr)
-    ex = &executor_of(*system);
+    d = &domain_of(*system);
   else if (current != nullptr)
-    ex = current->actor->ex;
-  if (ex == nullptr) {
+    d = current->actor->dom;
+  if (d == nullptr) {
     b->release();
     throw std::logic_error{
         "tact: tx::create called outside a transactional handler; use tx::spawn(system, ...)"};
   }
-  static const bool registered = (executor::on_discard(&run, &drop), true);
-  (void)registered;
   cell* c = nullptr;
   try {
     c = new cell;
@@ -417,11 +424,11 @@ cell* create(behaviour_base* b, bool serialized, actor_system* system) {
     b->release();  // ours since the call: a create that throws leaves nothing behind
     throw;
   }
-  c->ex = ex;
+  c->dom = d;
   // Created for a sponsor (see sponsor::spawn): serialized on its queue.
-  const std::uint32_t sponsored = ex->home_in_scope();
-  c->home = sponsored != worker::no_queue ? sponsored : ex->next_queue();
-  c->exclusive = serialized || sponsored != worker::no_queue;
+  const std::uint32_t sponsored = queue_in_scope(d->ex());
+  c->home = sponsored != runner::no_queue ? sponsored : any_queue(d->ex());
+  c->exclusive = serialized || sponsored != runner::no_queue;
   c->serialized.store(c->exclusive, std::memory_order_relaxed);
   c->slot.store(reinterpret_cast<std::uintptr_t>(b), std::memory_order_relaxed);
   return c;
@@ -429,13 +436,13 @@ cell* create(behaviour_base* b, bool serialized, actor_system* system) {
 
 const ::tact::tx::actor_ref* self() noexcept { return current != nullptr ? current->self : nullptr; }
 
-actor_system& system_of(const cell* c) noexcept { return c->ex->owner(); }
+actor_system& system_of(const cell* c) noexcept { return system_of(c->dom->ex()); }
 
 bool post_envelope(cell* to, void* payload, run_fn run_payload) noexcept {
-  executor& ex = *to->ex;
-  if (ex.stopping()) return false;
+  if (to->dom->stopping()) return false;
+  executor& ex = to->dom->ex();
   try {
-    ex.post(nullptr, place(ex, nullptr, *to, false), to, payload, run_payload);
+    detail::post(ex, nullptr, place(ex, nullptr, *to, false), to, payload, run_payload);
   } catch (...) {
     return false;  // the queue could not grow
   }
@@ -443,17 +450,18 @@ bool post_envelope(cell* to, void* payload, run_fn run_payload) noexcept {
 }
 
 bool forward_envelope(cell* to, void* payload, run_fn run_payload) noexcept {
-  worker& w = *to->ex->this_worker();
+  executor& ex = to->dom->ex();
+  runner& w = *this_runner(ex);
   if (!to->serialized.load(std::memory_order_relaxed) || w.current_queue() == to->home)
     return false;
-  to->ex->post(&w, to->home, to, payload, run_payload);
+  detail::post(ex, &w, to->home, to, payload, run_payload);
   return true;
 }
 
 void run_here(message* m, cell* to) noexcept {
   retain(to);
   message_access::address(*m, to);
-  run(to, m);
+  deliver(to, m);
 }
 
 void on_commit(std::function<void()> action) {
@@ -476,11 +484,10 @@ std::string message::describe() const {
 }
 
 void report_rollback(const rollback& r) {
-  detail::executor_of(r.system)
-      .report(diagnostic_kind::behaviour_exception,
-              "a transactional actor threw " + detail::describe(r.error) + " while handling " +
-                  r.msg.describe() + "; its sends and become were discarded",
-              r.error);
+  detail::report(detail::executor_of(r.system), diagnostic_kind::behaviour_exception,
+                 "a transactional actor threw " + detail::describe(r.error) + " while handling " +
+                     r.msg.describe() + "; its sends and become were discarded",
+                 r.error);
 }
 
 }  // namespace tact::tx

@@ -17,9 +17,9 @@ envelope numbered(std::uintptr_t n) {
 std::uintptr_t number_of(const envelope& e) { return reinterpret_cast<std::uintptr_t>(e.target); }
 
 // Stands for a parked worker: the queue only stores and returns the pointer.
-tact::detail::worker* fake_worker(int& storage) {
-  return reinterpret_cast<tact::detail::worker*>(&storage);
-}
+struct parked final : tact::detail::sleeper {
+  void wake() noexcept override {}
+};
 
 }  // namespace
 
@@ -67,17 +67,17 @@ TEST_CASE("an empty queue is not gulped") {
 
 TEST_CASE("a waiter registered on an empty queue is handed to the next post, once") {
   work_queue q{16};
-  int storage = 0;
-  REQUIRE(q.register_waiter(fake_worker(storage), nullptr));
-  CHECK(q.post(numbered(1)).waiter == fake_worker(storage));
+  parked storage;
+  REQUIRE(q.register_waiter(&storage, nullptr));
+  CHECK(q.post(numbered(1)).waiter == &storage);
   CHECK(q.post(numbered(2)).waiter == nullptr);
 }
 
 TEST_CASE("a queue with mail refuses to register a waiter") {
   work_queue q{16};
-  int storage = 0;
+  parked storage;
   q.post(numbered(1));
-  CHECK_FALSE(q.register_waiter(fake_worker(storage), nullptr));
+  CHECK_FALSE(q.register_waiter(&storage, nullptr));
   CHECK(q.post(numbered(2)).waiter == nullptr);
 }
 
@@ -87,31 +87,31 @@ TEST_CASE("a queue with mail refuses to register a waiter") {
 TEST_CASE("a registration through a slot that no longer holds the queue is refused") {
   work_queue q{16};
   work_queue other{16};
-  int previous_owner = 0;
-  int thief = 0;
+  parked previous_owner;
+  parked thief;
   std::atomic<work_queue*> thief_slot{&q};
   std::atomic<work_queue*> previous_slot{&other};  // q was swapped out of it
-  REQUIRE(q.register_waiter(fake_worker(thief), &thief_slot));
-  CHECK_FALSE(q.register_waiter(fake_worker(previous_owner), &previous_slot));
-  CHECK(q.post(numbered(1)).waiter == fake_worker(thief));
+  REQUIRE(q.register_waiter(&thief, &thief_slot));
+  CHECK_FALSE(q.register_waiter(&previous_owner, &previous_slot));
+  CHECK(q.post(numbered(1)).waiter == &thief);
 }
 
 TEST_CASE("a holder and a waiter registered on one queue are both handed to the next post") {
   work_queue q{16};
-  int owner = 0;
-  int holder = 0;
+  parked owner;
+  parked holder;
   q.post(numbered(1));
   REQUIRE(q.gulp() == gulp::taken);
   (void)q.batch().pop();
-  REQUIRE(q.register_waiter(fake_worker(owner), nullptr));
-  REQUIRE(q.register_holder(fake_worker(holder)));
+  REQUIRE(q.register_waiter(&owner, nullptr));
+  REQUIRE(q.register_holder(&holder));
   const auto woken = q.post(numbered(2));
-  CHECK(woken.waiter == fake_worker(owner));
-  CHECK(woken.holder == fake_worker(holder));
+  CHECK(woken.waiter == &owner);
+  CHECK(woken.holder == &holder);
   const auto again = q.post(numbered(3));
   CHECK(again.waiter == nullptr);
   CHECK(again.holder == nullptr);
-  CHECK_FALSE(q.register_holder(fake_worker(holder)));  // mail is waiting
+  CHECK_FALSE(q.register_holder(&holder));  // mail is waiting
 }
 
 TEST_CASE("a held queue hands later mail to its holder and stays processed") {

@@ -15,7 +15,7 @@ class actor_system;
 
 namespace tact::detail {
 class executor;
-class worker;
+class runner;
 
 TACT_API executor& executor_of(actor_system& system) noexcept;
 // std::logic_error where an ask cannot wait for its answer: inside a
@@ -31,7 +31,8 @@ class reply_base {
  public:
   // waiting: pending, and the asking thread sleeps on the slot (settle
   // wakes it). suspended: pending, and the asker is a behaviour suspended
-  // on worker host_ (settle wakes that worker, see await_reply).
+  // on runner host_ (a worker, or a guest: settle wakes it, see
+  // await_reply).
   enum state : std::uint32_t {
     pending,
     waiting,
@@ -44,9 +45,9 @@ class reply_base {
   };
 
   // Claims the right to settle; false if settled or abandoned already.
-  // Sequentially consistent: a worker about to sleep with a suspended
+  // Sequentially consistent: a runner about to sleep with a suspended
   // asker reads the state after announcing its sleep, so either it sees
-  // this claim or our wake-up sees it asleep (see worker::wait).
+  // this claim or our wake-up sees it asleep (see runner::wait).
   bool claim() noexcept {
     std::uint32_t seen = state_.load(std::memory_order_relaxed);
     while (seen == pending || seen == waiting || seen == suspended)
@@ -82,7 +83,7 @@ class reply_base {
   friend struct reply_access;
   std::atomic<std::uint32_t> state_{pending};
   state claimed_from_ = pending;  // written by the claimer
-  worker* host_ = nullptr;        // written by the asker before it suspends
+  runner* host_ = nullptr;        // written by the asker before it suspends
   std::exception_ptr error_;
 };
 

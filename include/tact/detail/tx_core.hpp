@@ -18,11 +18,9 @@ class message;
 }  // namespace tact
 
 // What the transactional templates need from the library. Not for users.
-namespace tact::detail {
-class executor;
-}
-
 namespace tact::detail::tx {
+
+class domain;  // a system's transactional side (src/transactional/domain.hpp)
 
 // The element types of a message, identified by this object's address: two
 // messages have the same types exactly when they point at the same one.
@@ -102,7 +100,7 @@ struct cell {
   // handler, it is sent a tx::failure.
   bool told_of_failures = false;
   std::uint32_t home = 0;  // the one queue a serialized actor's messages go to
-  executor* ex = nullptr;
+  domain* dom = nullptr;   // its system's
   atomic<std::uintptr_t> slot{0};  // behaviour_base*, plus the committing bit
 };
 

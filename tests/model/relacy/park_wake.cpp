@@ -2,17 +2,17 @@
 // protocol that src/executor/parking.pml checks with spin for interleavings
 // of sequentially consistent steps, here with the orderings the code uses.
 //
-// The workers below mirror worker::park, worker::wake, worker::sleep,
-// worker::steal_from and worker::sweep (src/executor/worker.cpp: the
-// worker itself, with its executor, fibers and epochs, is too big to run
-// here); what they call is the engine's: work_queue (post, gulp,
-// register_waiter with its slot check), try_swap and the futex. Each
-// worker owns one ownership slot; parked means asleep on the futex until
-// woken (watching for stranded queues, which would hide a lost wake-up
-// after a while, is left out, as in the spin model). The futex never
-// returns spuriously here, so a lost wake-up leaves a worker asleep for
-// good: Relacy reports a deadlock, or the livelock of the thread waiting
-// for the mail it strands.
+// The parking itself is the engine's: parker (src/executor/parker.hpp:
+// park, sleep, wake), register_through and work_queue (post, gulp,
+// register_waiter with its slot check), try_swap and the futex. The worker
+// around it is the pool worker's loop cut down to one slot: sweep, steal,
+// park (src/executor/pool_worker.cpp, whose executor, fibers and epochs
+// are too big to run here). Parked means asleep on the futex until woken
+// (watching for stranded queues, which would hide a lost wake-up after a
+// while, is left out, as in the spin model). The futex never returns
+// spuriously here, so a lost wake-up leaves a worker asleep for good:
+// Relacy reports a deadlock, or the livelock of the thread waiting for the
+// mail it strands.
 //
 // Two threads: a worker sweeps and parks while a thief steals its queue,
 // giving it one with mail. The thief's swap and its load of the worker's
@@ -25,19 +25,17 @@
 // and the thief sleeps on its own mail.
 #include <tact/detail/atomic.hpp>
 
+#include "executor/parker.hpp"
 #include "executor/queue_swap.hpp"
 #include "mail.hpp"
 #include "model.hpp"
 #include "support/cpu_relax.hpp"
-#include "support/futex.hpp"
 
 namespace tact::detail {
 
 // The model's worker (see above).
-class worker {
+class worker final : public sleeper {
  public:
-  enum state : std::uint32_t { running, parking, sleeping };
-
   worker(atomic<work_queue*>& slot, atomic<bool>& stopping,
          ::tact::model::post_office<2, 2>& office, bool slot_check)
       : slot_{slot}, stopping_{stopping}, office_{office}, slot_check_{slot_check} {}
@@ -59,35 +57,30 @@ class worker {
   // steal_from without looking at the queue first.
   bool give(worker& victim) { return swap(victim, victim.slot_.load(std::memory_order_relaxed)); }
 
+  // As pool_worker::park, with one slot and no watching.
   void park() {
-    state_.store(parking, std::memory_order_seq_cst);
-    if (!slot_.load(std::memory_order_seq_cst)
-             ->register_waiter(this, slot_check_ ? &slot_ : nullptr)) {
-      state_.store(running, std::memory_order_relaxed);
-      return;
-    }
-    if (stopping_.load(std::memory_order_seq_cst)) {
-      state_.store(running, std::memory_order_relaxed);
-      return;
-    }
-    std::uint32_t expected = parking;
-    if (!state_.compare_exchange_strong(expected, sleeping, std::memory_order_seq_cst)) return;
-    while (state_.load(std::memory_order_acquire) == sleeping) futex_wait(state_, sleeping);
+    const auto registered = [this] {
+      if (slot_check_) return register_through(slot_, this);
+      return slot_.load(std::memory_order_seq_cst)->register_waiter(this, nullptr);
+    };
+    const auto stopping = [this] { return stopping_.load(std::memory_order_seq_cst); };
+    if (parker_.park(registered, stopping, parker::sleeping)) parker_.sleep(parker::sleeping);
   }
 
-  void wake() {
-    if (state_.exchange(running, std::memory_order_seq_cst) == sleeping) futex_wake_one(state_);
+  void wake() noexcept override {
+    parker_.wake([] {});
   }
 
+  // As thief::steal_from after its swap.
   bool swap(worker& victim, work_queue* q) {
     if (!try_swap(slot_, victim.slot_, q)) return false;
-    if (victim.state_.load(std::memory_order_seq_cst) != running) victim.wake();
+    if (victim.parker_.now() != parker::running) victim.wake();
     return true;
   }
 
-  // worker::loop, with `victim` to steal from after an empty sweep, until
-  // the system stops. A queue found busy is a spin: the pause lets the
-  // worker processing it run, and the next look see that it is done.
+  // pool_worker::loop, with `victim` to steal from after an empty sweep,
+  // until the system stops. A queue found busy is a spin: the pause lets
+  // the worker processing it run, and the next look see that it is done.
   void run(worker* victim) {
     while (!stopping_.load(std::memory_order_seq_cst)) {
       switch (sweep()) {
@@ -109,7 +102,7 @@ class worker {
   atomic<bool>& stopping_;
   ::tact::model::post_office<2, 2>& office_;
   const bool slot_check_;
-  atomic<std::uint32_t> state_{running};
+  parker parker_;
 };
 
 }  // namespace tact::detail
@@ -221,9 +214,10 @@ int main(int argc, char** argv) {
   m.mutant<give_a_queue>("mutant: the swap is acquire-release, not seq_cst", search::full(),
                          rl::test_result_deadlock,
                          "try_swap", std::memory_order_acq_rel);
-  m.mutant<give_a_queue>("mutant: the mirrored park() acquire-release, not seq_cst", search::full(),
-                         rl::test_result_deadlock,
-                         "worker::park", std::memory_order_acq_rel);
+  m.mutant<give_a_queue>("mutant: parker::park acquire-release, not seq_cst", search::full(),
+                         rl::test_result_deadlock, "parker::park", std::memory_order_acq_rel);
+  m.mutant<give_a_queue>("mutant: parker::now acquire, not seq_cst", search::full(),
+                         rl::test_result_deadlock, "parker::now", std::memory_order_acquire);
   m.mutant<post_steal_park<false>>("mutant: no slot check in register_waiter", search::bounded(2),
                                    rl::test_result_livelock);
   return m.main(argc, argv);

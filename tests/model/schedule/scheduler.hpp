@@ -1,10 +1,11 @@
 #pragma once
 
-// A cooperative scheduler for engine code built with TACT_MODEL_SCHEDULE
-// (see tact/detail/atomic.hpp): each thread is a Boost.Context fiber, and
-// every atomic operation of the engine first calls schedule_point(), where
-// the scheduler picks which thread runs next. The choice is a function of
-// a seed, so a failing schedule replays exactly.
+// A cooperative scheduler for engine code built with schedule_atomic.hpp
+// as its atomic (see tact/detail/atomic.hpp): each thread is a
+// Boost.Context fiber, and every atomic operation of the engine first
+// calls schedule_point(), where the scheduler picks which thread runs
+// next. The choice is a function of a seed, so a failing schedule replays
+// exactly.
 //
 // Strategies: random (any runnable thread, uniformly), and PCT (Burckhardt
 // et al., "A Randomized Scheduler with Probabilistic Guarantees of Finding

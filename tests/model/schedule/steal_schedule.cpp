@@ -1,6 +1,6 @@
 // Work stealing on three cooperative threads, interleaved at every atomic
 // operation by a seeded schedule (scheduler.hpp): the engine's work_queue,
-// spinlock and try_swap, built with TACT_MODEL_SCHEDULE.
+// spinlock and try_swap, built with schedule_atomic.hpp as their atomic.
 //
 // Worker i owns slot i. Worker 0 sweeps its slot; worker 1 steals from
 // worker 0's slot, worker 2 from worker 1's (whose slot it may find nulled

@@ -6,11 +6,11 @@
 
 namespace tact::detail {
 
-// The work queue's lock: critical sections are a few stores (a push, a
-// gulp's swap), so spinning beats sleeping. Test-and-test-and-set: waiters
-// spin on a plain load and only retry the exchange when the lock looks
-// free. After a short spin a waiter yields, because with more workers than
-// cores the holder may be descheduled.
+// A lock for critical sections of a few stores (a work queue's push or
+// gulp, a classic actor's anchor), where spinning beats sleeping.
+// Test-and-test-and-set: waiters spin on a plain load and only retry the
+// exchange when the lock looks free. After a short spin a waiter yields,
+// because with more workers than cores the holder may be descheduled.
 class spinlock {
  public:
   void lock() noexcept {

@@ -8,7 +8,7 @@
 
 #include "executor/executor.hpp"
 #include "executor/stepper.hpp"
-#include "helpers/timer_service.hpp"
+#include "helpers/timers/timer_service.hpp"
 
 namespace tact::testing {
 namespace {

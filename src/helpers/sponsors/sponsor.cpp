@@ -6,7 +6,6 @@
 #include <string>
 
 #include "executor/executor.hpp"
-#include "executor/worker.hpp"
 #include "support/futex.hpp"
 
 namespace tact {
@@ -14,13 +13,13 @@ namespace tact {
 sponsor::sponsor(actor_system& system, std::function<void()> wake)
     : system_{system}, wake_{std::move(wake)} {
   detail::executor& ex = detail::executor_of(system);
-  runner_ = &ex.take_sponsor(&sponsor::notify, this);
-  home_ = ex.sponsor_queue(*runner_);
+  runner_ = &ex.lent().take_sponsor(&sponsor::notify, this);
+  home_ = runner_->queue();
 }
 
 sponsor::~sponsor() {
   detail::executor& ex = detail::executor_of(system_);
-  if (const std::uint32_t left = ex.release_sponsor(*runner_); left > 0)
+  if (const std::uint32_t left = ex.lent().release_sponsor(*runner_); left > 0)
     ex.report(diagnostic_kind::messages_unreceived,
               std::to_string(left) +
                   " message(s) were still queued for a sponsor's actors when the sponsor was "
@@ -46,7 +45,7 @@ void sponsor::wait_for_mail(std::uint32_t seen, std::chrono::nanoseconds timeout
 void sponsor::wait_for_mail(std::uint32_t seen) noexcept { detail::futex_wait(bell_, seen); }
 
 std::size_t sponsor::run_pending() {
-  return static_cast<std::size_t>(detail::executor_of(system_).run_sponsor(*runner_));
+  return static_cast<std::size_t>(detail::executor_of(system_).lent().run_sponsor(*runner_));
 }
 
 // The bell is read before each run: a send after the run registered the
@@ -63,7 +62,7 @@ std::size_t sponsor::run_until_quiescent() {
     ran += run_pending();
     if (ex.stopping()) return ran;
     if (bell() != seen) continue;
-    if (ex.quiescent()) {
+    if (ex.quiet().reached()) {
       if (bell() == seen) return ran;
       continue;
     }

@@ -7,7 +7,7 @@
 #include <tact/detail/timer_core.hpp>
 
 #include "executor/executor.hpp"
-#include "helpers/timer_service.hpp"
+#include "helpers/timers/timer_service.hpp"
 #include "support/futex.hpp"
 
 // Timers. A timer_record's `state` settles the race between its delivery
@@ -90,8 +90,6 @@ void fire_timer(void* target, void* record) noexcept {
 }
 
 void arm(timer_record* r, std::chrono::nanoseconds delay) {
-  static const bool registered = (executor::on_discard(&fire_timer, &drop_envelope), true);
-  (void)registered;
   timer_service& service = timer_record_access::service(*r);
   service.ensure_thread();
   timer_record_access::set_due(*r, service.now() + delay);
@@ -144,7 +142,9 @@ bool active(const timer_record* r) noexcept {
 
 // ---- the service ----
 
-timer_service::timer_service(executor& ex) noexcept : ex_{ex}, virtual_{ex.stepping() != nullptr} {}
+timer_service::timer_service(executor& ex) : ex_{ex}, virtual_{ex.stepping() != nullptr} {
+  ex.on_discard(&fire_timer, &drop_envelope);
+}
 
 timer_service::~timer_service() {
   shutdown();

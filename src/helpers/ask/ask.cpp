@@ -6,47 +6,45 @@
 #include <tact/detail/tx_core.hpp>
 
 #include "executor/executor.hpp"
-#include "executor/stepper.hpp"
-#include "executor/worker.hpp"
-#include "helpers/timer_service.hpp"
+#include "helpers/timers/timer_service.hpp"
 #include "support/futex.hpp"
 
 // Waiting for a reply (xTActors, ASK), by whoever asks:
 //  * a behaviour (run by a worker, or by a guest): suspended on its fiber
-//    (worker::suspend) while its worker runs other work; the answer wakes
-//    that worker, which resumes the behaviour;
+//    (runner::suspend) while its runner runs other work; the answer wakes
+//    that runner, which resumes the behaviour;
 //  * a thread outside the actor world: lent to the executor as a guest
-//    worker, it runs queued batches until its answer is there, and sleeps
-//    on the slot when there is nothing to run, so an idle asker costs no
-//    CPU. If a behaviour it ran is suspended, it stays that behaviour's
-//    worker until the behaviour is done;
+//    (see lending), it runs queued batches until its answer is there, and
+//    sleeps on the slot when there is nothing to run, so an idle asker
+//    costs no CPU. If a behaviour it ran is suspended, it stays that
+//    behaviour's guest until the behaviour is done;
 //  * a sponsor's thread (the program's own): it sleeps on the slot.
 namespace tact::detail {
 
 struct reply_access {
   static std::atomic<std::uint32_t>& state(reply_base& slot) noexcept { return slot.state_; }
-  static void host(reply_base& slot, worker* w) noexcept { slot.host_ = w; }
+  static void host(reply_base& slot, runner* r) noexcept { slot.host_ = r; }
 };
 
 namespace {
 
 // What a suspended asker waits for: its slot settled, or its deadline.
-struct slot_condition : worker::wake_condition {
+struct slot_condition : wake_condition {
   reply_base* slot;
 };
 
-// On the host worker's thread. Sequentially consistent load: see
-// worker::wait.
-worker::wake_condition::status poll_slot(worker::wake_condition& c, bool expired) noexcept {
+// On the host runner's thread. Sequentially consistent load: see
+// runner::wait.
+wake_condition::status poll_slot(wake_condition& c, bool expired) noexcept {
   std::atomic<std::uint32_t>& state = reply_access::state(*static_cast<slot_condition&>(c).slot);
   std::uint32_t seen = state.load(std::memory_order_seq_cst);
   // Giving up is a CAS from suspended: an answer that claimed first wins.
   if (expired && seen == reply_base::suspended &&
       state.compare_exchange_strong(seen, reply_base::abandoned, std::memory_order_seq_cst))
-    return worker::wake_condition::ready;
-  if (seen == reply_base::settling) return worker::wake_condition::soon;
-  if (seen == reply_base::suspended) return worker::wake_condition::waiting;
-  return worker::wake_condition::ready;
+    return wake_condition::ready;
+  if (seen == reply_base::settling) return wake_condition::soon;
+  if (seen == reply_base::suspended) return wake_condition::waiting;
+  return wake_condition::ready;
 }
 
 reply_base::state settled(std::atomic<std::uint32_t>& state) noexcept {
@@ -58,7 +56,7 @@ reply_base::state settled(std::atomic<std::uint32_t>& state) noexcept {
 }
 
 // A behaviour asks: it is suspended until the answer or the deadline.
-reply_base::state await_suspended(worker& self, reply_base& slot,
+reply_base::state await_suspended(runner& self, reply_base& slot,
                                   std::chrono::steady_clock::time_point deadline) {
   std::atomic<std::uint32_t>& state = reply_access::state(slot);
   reply_access::host(slot, &self);
@@ -76,7 +74,8 @@ reply_base::state await_suspended(worker& self, reply_base& slot,
 reply_base::state await_helping(executor& ex, reply_base& slot,
                                 std::chrono::steady_clock::time_point deadline) {
   std::atomic<std::uint32_t>& state = reply_access::state(slot);
-  worker* guest = nullptr;  // held across rounds while behaviours it ran wait
+  lending& lent = ex.lent();
+  guest* helper = nullptr;  // held across rounds while behaviours it ran wait
   for (;;) {
     const std::uint32_t now_state = state.load(std::memory_order_acquire);
     if (now_state == reply_base::settling) {
@@ -85,26 +84,26 @@ reply_base::state await_helping(executor& ex, reply_base& slot,
     }
     const bool open = now_state == reply_base::pending || now_state == reply_base::waiting ||
                       now_state == reply_base::suspended;
-    if (!open && guest == nullptr) return static_cast<reply_base::state>(now_state);
-    if (guest == nullptr) guest = ex.take_guest();
-    if (guest != nullptr) {
-      const bool worked = guest->help();
-      if (!guest->busy()) {
-        ex.release_guest(guest);
-        guest = nullptr;
-        // Our slot may name it as the worker to wake: no longer. host_ is
+    if (!open && helper == nullptr) return static_cast<reply_base::state>(now_state);
+    if (helper == nullptr) helper = lent.take_guest();
+    if (helper != nullptr) {
+      const bool worked = helper->help();
+      if (!helper->busy()) {
+        lent.release_guest(*helper);
+        helper = nullptr;
+        // Our slot may name it as the runner to wake: no longer. host_ is
         // written only while the slot is pending or waiting, so an answer
         // that claimed from suspended reads the guest it was written with.
         std::uint32_t named = reply_base::suspended;
         if (state.load(std::memory_order_relaxed) == named)
           state.compare_exchange_strong(named, reply_base::pending, std::memory_order_relaxed);
       }
-      if (worked || (!open && guest == nullptr)) continue;
+      if (worked || (!open && helper == nullptr)) continue;
     }
     if (!open) {
       // Answered, but behaviours this thread ran still wait: it stays
-      // their worker until they are done (each waits at most its timeout).
-      guest->wait();
+      // their guest until they are done (each waits at most its timeout).
+      helper->wait();
       continue;
     }
     const auto now = std::chrono::steady_clock::now();
@@ -112,21 +111,21 @@ reply_base::state await_helping(executor& ex, reply_base& slot,
     if (now >= deadline) {
       if (state.compare_exchange_strong(expected, reply_base::abandoned,
                                         std::memory_order_acquire) &&
-          guest == nullptr)
+          helper == nullptr)
         return reply_base::abandoned;
       continue;  // answered just now, or the guest is still busy
     }
-    if (guest != nullptr) {
+    if (helper != nullptr) {
       // Behaviours this thread ran wait: their answers, and ours, wake the
-      // guest worker, so we sleep there (see worker::wait).
+      // guest, so we sleep there (see runner::wait).
       if (now_state != reply_base::suspended) {
-        reply_access::host(slot, guest);
+        reply_access::host(slot, helper);
         if (!state.compare_exchange_strong(expected, reply_base::suspended,
                                            std::memory_order_seq_cst))
           continue;
       }
       slot_condition own{{&poll_slot, deadline}, &slot};
-      guest->wait(&own);
+      helper->wait(&own);
       continue;
     }
     // Announce the sleep, so that the answer wakes us; work that arrives
@@ -165,14 +164,14 @@ std::chrono::steady_clock::time_point ask_deadline(executor& ex, std::chrono::na
 }
 
 void reply_base::settle(state outcome) noexcept {
-  // A suspended asker's worker is woken before the outcome is published:
-  // until then the asker cannot resume, so that worker (and its system) is
+  // A suspended asker's runner is woken before the outcome is published:
+  // until then the asker cannot resume, so that runner (and its system) is
   // still there, while after the store we touch nothing but the slot, which
-  // we share. The worker, woken, finds the slot settling and does not
-  // sleep (worker::wait) until the store lands. An answer given on the
+  // we share. The runner, woken, finds the slot settling and does not
+  // sleep (runner::wait) until the store lands. An answer given on the
   // host's own thread needs no wake-up: the host is running, and polls its
   // waiting behaviours before it sleeps.
-  if (claimed_from_ == suspended && host_ != this_thread_worker) host_->wake();
+  if (claimed_from_ == suspended && host_ != this_thread_runner) host_->wake();
   // Release: the asker that reads the outcome sees the value or error.
   state_.store(outcome, std::memory_order_release);
   if (claimed_from_ == waiting) futex_wake_all(state_);
@@ -184,8 +183,10 @@ void refuse_ask_that_cannot_wait() {
         "tact: ask called inside a transactional handler, whose effects are staged until it "
         "returns; send the request with tx::self() as the customer and handle the reply as a "
         "message"};
-  if (const worker* self = this_thread_worker;
-      self != nullptr && self->pooled() && !self->can_suspend())
+  // A runner whose behaviours may suspend (a pool worker, a guest) runs
+  // no code of the program's outside them.
+  if (const runner* self = this_thread_runner;
+      self != nullptr && self->suspends() && !self->can_suspend())
     throw std::logic_error{
         "tact: ask called on a worker thread outside any behaviour; a worker cannot wait there"};
 }
@@ -194,7 +195,7 @@ reply_base::state await_reply(executor& ex, reply_base& slot,
                               std::chrono::steady_clock::time_point deadline) {
   if (stepper* steps = ex.stepping())
     return await_stepping(*steps, timers_of(ex.owner()), slot, deadline);
-  if (worker* self = this_thread_worker; self != nullptr && self->can_suspend())
+  if (runner* self = this_thread_runner; self != nullptr && self->can_suspend())
     return await_suspended(*self, slot, deadline);
   return await_helping(ex, slot, deadline);
 }

@@ -25,7 +25,8 @@ class executor;
 // timers due on the way, on the calling thread.
 class timer_service {
  public:
-  explicit timer_service(executor& ex) noexcept;
+  // Registers the timer envelopes' discard handler with `ex`.
+  explicit timer_service(executor& ex);
   // shutdown() must have run.
   ~timer_service();
   timer_service(const timer_service&) = delete;

@@ -1,0 +1,170 @@
+#include "executor/lending.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include <tact/defaults.hpp>
+
+#include "executor/executor.hpp"
+
+namespace tact::detail {
+
+guest::guest(executor& owner, std::uint32_t index)
+    : runner{owner, index, block{}, &guest::fiber_loop} {}
+
+// A guest's fibers run this while the lender's own context is suspended in
+// a behaviour: the lender goes on helping; once its context waits at loop
+// level again the loop goes back to it (see runner::fiber_turn).
+void guest::fiber_loop(runner& self) {
+  auto& g = static_cast<guest&>(self);
+  while (g.fiber_turn())
+    if (!g.help()) g.wait();
+}
+
+// A pass stays open (the guest counts as busy for quiescence) for as long
+// as behaviours it ran are suspended: the system is not quiescent while
+// they wait.
+bool guest::help() {
+  if (!open_pass_) {
+    owner().quiet().pass_begins();
+    open_pass_ = true;
+  }
+  bool worked = false;
+  if (busy()) [[unlikely]] {
+    // A resumed behaviour is this pass's work; the context that ran it
+    // comes back here when it is needed again (or must end).
+    worked = resume_ready() || drain_all_held() > 0;
+  }
+  const std::uint32_t queues = owner().queue_count();
+  for (std::uint32_t i = 0; i < queues && !worked; ++i) {
+    const std::uint32_t index = next_;
+    next_ = next_ + 1 == queues ? 0 : next_ + 1;
+    work_queue& q = owner().queue_at(index);
+    if (!q.looks_empty() && q.gulp() == work_queue::gulp_result::taken) {
+      process(q, index);
+      worked = true;
+    }
+  }
+  if (open_pass_ && !busy()) {
+    open_pass_ = false;
+    owner().quiet().pass_ends();
+  }
+  return worked;
+}
+
+sponsor_runner::sponsor_runner(executor& owner, std::uint32_t index, std::uint32_t queue)
+    : runner{owner, index, block{}, nullptr}, queue_{queue} {}
+
+std::uint64_t sponsor_runner::drain() {
+  work_queue& q = owner().queue_at(queue_);
+  std::uint64_t ran = 0;
+  for (;;) {
+    switch (q.gulp()) {
+      case work_queue::gulp_result::taken:
+        ran += process(q, queue_);
+        break;
+      case work_queue::gulp_result::empty:
+        // Under the queue's lock: a send either came before (we go round
+        // again) or comes after and finds us registered.
+        if (q.register_waiter(this, nullptr)) return ran;
+        break;
+      case work_queue::gulp_result::busy:
+        // Another thread is running this sponsor (the program called it
+        // from two threads): that one finishes the work.
+        return ran;
+    }
+  }
+}
+
+lending::lending(executor& owner, std::uint32_t first_index, std::uint32_t guests,
+                 std::uint32_t first_sponsor_queue, std::uint32_t sponsors)
+    : owner_{owner},
+      guests_{guests,
+              [&](std::size_t g) {
+                return padded<guest>{owner, first_index + static_cast<std::uint32_t>(g)};
+              }},
+      sponsors_{
+          sponsors, [&](std::size_t k) {
+            const auto i = static_cast<std::uint32_t>(k);
+            return padded<sponsor_runner>{owner, first_index + guests + i, first_sponsor_queue + i};
+          }} {}
+
+// Counted before stopping is read, and stop() sets stopping before it
+// waits for the count to drop (both sequentially consistent): either we
+// see it stopping, or it waits for us.
+bool lending::lend() noexcept {
+  lent_threads_.fetch_add(1, std::memory_order_seq_cst);
+  if (!owner_.stopping()) return true;
+  give_back();
+  return false;
+}
+
+guest* lending::take_guest() noexcept {
+  if (this_thread_runner != nullptr || owner_.stepping() != nullptr || !lend()) return nullptr;
+  for (guest& g : guests_)
+    if (!g.taken_.load(std::memory_order_relaxed) &&
+        !g.taken_.exchange(true, std::memory_order_acquire)) {
+      g.enter();
+      return &g;
+    }
+  give_back();
+  return nullptr;
+}
+
+void lending::release_guest(guest& g) noexcept {
+  TACT_ASSERT(!g.busy(), "a guest is released only once no behaviour it ran waits");
+  g.leave();
+  // Release: the next lender of this guest sees its state as we left it.
+  g.taken_.store(false, std::memory_order_release);
+  give_back();
+}
+
+sponsor_runner& lending::take_sponsor(void (*notify)(void*) noexcept, void* context) {
+  if (owner_.stepping() != nullptr)
+    throw std::logic_error{
+        "tact: sponsors run actors on threads of their own, which a deterministic system does not "
+        "have"};
+  for (sponsor_runner& r : sponsors_)
+    if (!r.taken_.load(std::memory_order_relaxed) &&
+        !r.taken_.exchange(true, std::memory_order_acquire)) {
+      r.notify_ = notify;
+      r.context_ = context;
+      // So that the first send to the new sponsor's actors notifies it.
+      owner_.queue_at(r.queue()).register_waiter(&r, nullptr);
+      return r;
+    }
+  throw std::runtime_error{"tact: a system has at most " + std::to_string(sponsors_.size()) +
+                           " sponsors at once"};
+}
+
+std::uint32_t lending::release_sponsor(sponsor_runner& r) noexcept {
+  const std::uint32_t left = owner_.discard(r.queue());
+  r.notify_ = nullptr;
+  r.context_ = nullptr;
+  // Release: the next sponsor on this runner sees it as we left it.
+  r.taken_.store(false, std::memory_order_release);
+  return left;
+}
+
+std::uint64_t lending::run_sponsor(sponsor_runner& r) {
+  if (this_thread_runner != nullptr)
+    throw std::logic_error{
+        "tact: a sponsor was run from a behaviour; run it from its own thread (a worker "
+        "cannot lend itself)"};
+  if (!lend()) return 0;
+  r.enter();
+  owner_.quiet().pass_begins();
+  // Nothing to unwind: a batch runs only noexcept trampolines.
+  const std::uint64_t ran = r.drain();
+  owner_.quiet().pass_ends();
+  r.leave();
+  give_back();
+  return ran;
+}
+
+void lending::await_returned() const noexcept {
+  while (lent_threads_.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
+}
+
+}  // namespace tact::detail

@@ -1,0 +1,123 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "executor/runner.hpp"
+#include "support/fixed_array.hpp"
+#include "support/padded.hpp"
+
+namespace tact::detail {
+
+// A thread lent to the executor by a caller waiting for an answer (an ask
+// from outside the actor world, see helpers/ask): while it waits, it runs
+// one batch after another of any queue that has mail, as this runner.
+// Guests own no queues; they gulp as owners do, so being_processed keeps
+// every classic actor to one message at a time. A behaviour a guest runs
+// may wait, like one a pool worker runs: the lender then stays this
+// guest until that behaviour is done.
+class guest : public runner {
+ public:
+  guest(executor& owner, std::uint32_t index);
+
+  // On the lender's thread: runs one batch of any queue with mail, or
+  // resumes a behaviour of this guest whose wait is over; false if it
+  // found nothing. A pass counts as busy for quiescence, and stays open
+  // while behaviours it ran wait.
+  bool help();
+
+ private:
+  friend class lending;
+  static void fiber_loop(runner& self);
+
+  std::uint32_t next_ = 0;  // where the next pass starts, so guests spread over the queues
+  bool open_pass_ = false;
+  std::atomic<bool> taken_{false};
+};
+
+// A sponsor's runner: runs, on the sponsor's thread, the one queue whose
+// actors are bound to the sponsor (see tact::sponsor). Workers and guests
+// never look at that queue. Its behaviours never suspend: the sponsor's
+// thread belongs to the program, and an ask there sleeps on its answer.
+class sponsor_runner : public runner {
+ public:
+  sponsor_runner(executor& owner, std::uint32_t index, std::uint32_t queue);
+
+  std::uint32_t queue() const noexcept { return queue_; }
+  // A send found the sponsor idle: tells the sponsor (notify(context)).
+  // Nobody to tell once the sponsor is gone (a send to its actors then
+  // breaks the rule for destroying a sponsor, see tact::sponsor).
+  void wake() noexcept override {
+    if (notify_ != nullptr) notify_(context_);
+  }
+
+ private:
+  friend class lending;
+  // On the sponsor's thread: runs batches of the queue until it is empty,
+  // then registers as its waiter, so that the next send wakes the sponsor.
+  std::uint64_t drain();
+
+  const std::uint32_t queue_;
+  void (*notify_)(void*) noexcept = nullptr;
+  void* context_ = nullptr;
+  std::atomic<bool> taken_{false};
+};
+
+// The threads an executor borrows: guests for askers (as many as there
+// are workers) and runners for sponsors (defaults::sponsors). stop() waits
+// for every lent thread to come back before it discards what is queued.
+class lending {
+ public:
+  // Guests take runner indices from `first_index` on, then the sponsors'
+  // runners; sponsor k runs queue first_sponsor_queue + k.
+  lending(executor& owner, std::uint32_t first_index, std::uint32_t guests,
+          std::uint32_t first_sponsor_queue, std::uint32_t sponsors);
+
+  // ---- guests ----
+
+  // A guest for the calling thread, if the thread runs as no runner, a
+  // guest is free and the system is not stopping; else nullptr. Until
+  // release_guest, the thread is that guest: this_thread_runner names it.
+  // A caller that finds none free simply does not help.
+  guest* take_guest() noexcept;
+  // @pre the guest is not busy (no behaviour it ran still waits).
+  void release_guest(guest& g) noexcept;
+
+  // ---- sponsors ----
+
+  // A free sponsor runner, whose wake() calls `notify(context)`.
+  // std::runtime_error when every one is taken.
+  sponsor_runner& take_sponsor(void (*notify)(void*) noexcept, void* context);
+  // The runner is free again. @pre the sponsor's actors are done, so no
+  // send reaches its queue meanwhile. Returns how many messages were still
+  // queued (dropped, as at stop()).
+  std::uint32_t release_sponsor(sponsor_runner& r) noexcept;
+  // On the sponsor's thread, which must run as no runner (std::logic_error):
+  // runs the sponsor's queue until it is empty, counting as a guest pass
+  // for quiescence. Returns the messages run; 0 at once once the system
+  // is stopping.
+  std::uint64_t run_sponsor(sponsor_runner& r);
+
+  // ---- stop ----
+
+  // After the executor started stopping: returns once every lent thread
+  // is back (each finishes the batch in hand and takes no more).
+  void await_returned() const noexcept;
+
+  template <class F>
+  void for_each_runner(F&& f) const {
+    for (const guest& g : guests_) f(static_cast<const runner&>(g));
+    for (const sponsor_runner& s : sponsors_) f(static_cast<const runner&>(s));
+  }
+
+ private:
+  bool lend() noexcept;
+  void give_back() noexcept { lent_threads_.fetch_sub(1, std::memory_order_seq_cst); }
+
+  executor& owner_;
+  fixed_array<padded<guest>> guests_;
+  fixed_array<padded<sponsor_runner>> sponsors_;
+  std::atomic<std::uint32_t> lent_threads_{0};  // guests taken and sponsors running
+};
+
+}  // namespace tact::detail

@@ -1,0 +1,101 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include <tact/detail/atomic.hpp>
+
+#include "support/futex.hpp"
+
+namespace tact::detail {
+
+// The state word of a thread that sleeps when it has nothing to run (a
+// pool worker, or a runner whose behaviours wait), and the steps of the
+// parking protocol on it. It knows nothing of queues or executors, so that
+// the model check of parking (tests/model/relacy/park_wake.cpp) compiles
+// this code itself.
+//
+// Parking without a lost wake-up (see park()):
+//  1. The state goes running -> parking.
+//  2. The parker registers as the waiter of every queue whose mail must
+//     wake it, each under that queue's lock, and gives up if one has mail
+//     (see work_queue::register_waiter). A post to a queue either precedes
+//     its registration (the parker sees the mail and gives up) or follows
+//     it (the poster takes the parker as the queue's waiter and wakes it).
+//  3. parking -> parked, by compare-and-swap. wake() exchanges in running:
+//     if it got there first the CAS fails and the parker looks for work
+//     again; otherwise wake() sees it parked and wakes the futex it sleeps
+//     on.
+// A registration left behind by a give-up only causes one spurious wake().
+class parker {
+ public:
+  enum state : std::uint32_t {
+    running,   // looking for work, or running it
+    parking,   // registering (step 2)
+    watching,  // a pool worker, parked with stealing on: looks now and then
+    sleeping,  // parked until woken
+    waiting,   // a runner with behaviours suspended: until woken or a
+               // deadline; not parked, since the system is not quiescent
+  };
+
+  // ---- only on the parking thread ----
+
+  // Steps 1 to 3. `register_all()` is step 2: false if a registration
+  // found mail (or lost its queue to a thief, who then wakes us). `abort()`
+  // is read after it: true if the parker must not sleep after all (the
+  // executor is stopping). True if the state is now `parked`; false if
+  // the caller must look for work again.
+  template <class Register, class Abort>
+  bool park(Register&& register_all, Abort&& abort, state parked) noexcept {
+    state_.store(parking, std::memory_order_seq_cst);
+    if (!register_all() || abort()) {
+      state_.store(running, std::memory_order_relaxed);
+      return false;
+    }
+    std::uint32_t expected = parking;
+    return state_.compare_exchange_strong(expected, parked, std::memory_order_seq_cst);
+  }
+
+  // From `from` to `to` while parked (a watcher going to sleep, say);
+  // false if a wake() came first, which leaves the state running.
+  bool move(state from, state to) noexcept {
+    std::uint32_t expected = from;
+    return state_.compare_exchange_strong(expected, to, std::memory_order_seq_cst);
+  }
+
+  // Whether the state is still `s`: a parker that finds it changed was
+  // woken, and acquires what its waker did before the wake-up.
+  bool still(state s) const noexcept { return state_.load(std::memory_order_acquire) == s; }
+
+  // Sleeps until woken; may not return before the state changes.
+  void sleep(state s) noexcept {
+    while (still(s)) futex_wait(state_, s);
+  }
+  // Sleeps until woken or for `timeout` at most (or spuriously less).
+  void sleep_for(state s, std::chrono::nanoseconds timeout) noexcept {
+    futex_wait_for(state_, s, timeout);
+  }
+
+  // ---- any thread ----
+
+  // The state, as the protocols that read another thread's need it:
+  // sequentially consistent with their own steps.
+  state now() const noexcept { return static_cast<state>(state_.load(std::memory_order_seq_cst)); }
+
+  // Makes the parker run again, whatever it was doing, and returns the
+  // state it found. An unconditional exchange: it reads the latest state,
+  // so it cannot miss a park committing concurrently. If the parker was
+  // parked (watching or sleeping), `unparked()` runs before it is woken.
+  template <class Unparked>
+  state wake(Unparked&& unparked) noexcept {
+    const auto previous = static_cast<state>(state_.exchange(running, std::memory_order_seq_cst));
+    if (previous == watching || previous == sleeping) unparked();
+    if (previous == watching || previous == sleeping || previous == waiting) futex_wake_one(state_);
+    return previous;
+  }
+
+ private:
+  atomic<std::uint32_t> state_{running};
+};
+
+}  // namespace tact::detail

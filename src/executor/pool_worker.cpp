@@ -1,0 +1,186 @@
+#include "executor/pool_worker.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <utility>
+
+#include <tact/defaults.hpp>
+
+#include "executor/executor.hpp"
+#include "support/cpu_relax.hpp"
+
+namespace tact::detail {
+
+pool_worker::pool_worker(executor& owner, std::uint32_t index, block owned,
+                         std::vector<std::vector<std::uint32_t>> victim_groups)
+    : runner{owner, index, owned, &pool_worker::fiber_loop},
+      stealing_{owner.stealing()},
+      thief_{owner, *this, std::move(victim_groups)} {}
+
+void pool_worker::run() {
+  enter();
+  loop();
+  // Stopping: nothing is suspended (a worker with suspended behaviours
+  // never counts as parked, so stop() waits for them); end the fibers.
+  leave();
+}
+
+void pool_worker::fiber_loop(runner& self) { static_cast<pool_worker&>(self).loop(); }
+
+// The loop of every context of the worker (see fiber_pool): only the
+// native context sees the executor stop.
+void pool_worker::loop() {
+  const std::uint64_t spins = owner().config().idle_spins;
+  const std::uint64_t park_after = spins + owner().config().idle_yields;
+  std::uint64_t idle_sweeps = 0;
+  std::uint64_t steal_gap = defaults::steal_after;
+  std::uint64_t next_steal = steal_gap;
+  for (;;) {
+    if (on_fiber()) [[unlikely]] {
+      if (!fiber_turn()) return;
+    } else if (owner().stopping()) {
+      return;
+    }
+    bool worked = false;
+    if (busy()) [[unlikely]] {
+      // Back here once this context is needed again (or must end): from
+      // the top, which checks for that.
+      if (resume_ready()) {
+        idle_sweeps = 0;
+        next_steal = steal_gap;
+        continue;
+      }
+      worked = drain_all_held() > 0;
+    }
+    if (sweep() || worked) {
+      idle_sweeps = 0;
+      next_steal = steal_gap;
+      continue;
+    }
+    ++idle_sweeps;
+    // The Cforall thesis: after consecutive empty sweeps a worker turns thief once;
+    // whatever comes of it, it sweeps its own queues again (which now hold
+    // the stolen one) before it steals again. The thesis steals after every
+    // two empty sweeps; but looking at a victim's queues is not free for
+    // it (its senders find those lines shared with us, one miss per send),
+    // so a thief first waits out short lulls, and then doubles the gap
+    // after each failed attempt (see defaults::steal_after). The gap
+    // outlasts the thief's own work, and only a steal shortens it again: a
+    // worker fed in short bursts (a chain of actors crossing between two
+    // workers) would otherwise try at every lull, and each try costs the
+    // victim misses while it runs that same chain.
+    if (stealing_ && idle_sweeps == next_steal) {
+      if (thief_.steal()) {
+        steal_gap = defaults::steal_after;
+        next_steal = steal_gap;
+        continue;
+      }
+      steal_gap = std::min<std::uint64_t>(2 * steal_gap, defaults::steal_gap_longest);
+      next_steal = idle_sweeps + steal_gap;
+    }
+    if (idle_sweeps <= spins) {
+      cpu_relax();
+    } else if (idle_sweeps <= park_after) {
+      std::this_thread::yield();
+    } else {
+      if (busy())
+        wait();
+      else
+        park();
+      idle_sweeps = 0;
+      next_steal = steal_gap;
+    }
+  }
+}
+
+// A queue's pointer may be swapped away by a thief between our load and
+// our gulp; both of us may then gulp it. being_processed, read and set
+// under the queue's lock, lets only one process it at a time: the other
+// finds it busy and moves on (a missed gulp), or gulps it after the first
+// has finished, in order (Cforall thesis, the race after "Queue Pointer Swap").
+bool pool_worker::sweep() {
+  bool worked = false;
+  for (std::uint32_t slot = owned().first; slot < owned().last; ++slot) {
+    work_queue& q = owner().owned_queue(slot);
+    if (q.looks_empty()) continue;
+    switch (q.gulp()) {
+      case work_queue::gulp_result::taken:
+        process(q, owner().index_of(q));
+        worked = true;
+        break;
+      case work_queue::gulp_result::busy:
+        counters.missed_gulps.add();
+        break;
+      case work_queue::gulp_result::empty:
+        break;
+    }
+  }
+  return worked;
+}
+
+// Parks (see parker), registered on every queue in our slots. A thief that
+// swaps a queue into our slots while we register wakes us (see
+// thief::steal_from), so a queue we did not register for cannot strand its
+// mail.
+void pool_worker::park() {
+  // What this worker retired and cannot free yet goes to the shared list,
+  // so that a parked worker does not hold it until it runs again.
+  owner().reclamation().abandon(index());
+  // stop() sets `stopping` and then wakes every worker: either we see the
+  // flag, or its wake() comes after our store of `parking`.
+  const parker::state parked = stealing_ ? parker::watching : parker::sleeping;
+  if (!parker_.park([this] { return register_as_waiter(); }, [this] { return owner().stopping(); },
+                    parked))
+    return;
+  counters.parks.add();
+  owner().quiet().parked();
+  if (stealing_) {
+    watch();
+    // We run again. If no parked worker is left watching, make one.
+    owner().keep_watch();
+  } else {
+    parker_.sleep(parker::sleeping);
+  }
+  counters.wakeups.add();
+}
+
+// Parked with stealing on. Posts wake a queue's owner only when the owner
+// is parked; a busy owner (say, blocked in a long receive) leaves mail in
+// its other queues for thieves, and parked thieves must not all miss it.
+// So a parked worker looks now and then, waiting longer each time it finds
+// nothing. Once it waits the longest and every worker is parked, nothing
+// can be stranded (each queue's owner is registered on it) and it sleeps
+// until woken; whoever leaves parking next calls executor::keep_watch(),
+// which wakes a sleeper whenever no parked worker is left watching.
+void pool_worker::watch() {
+  std::chrono::nanoseconds wait = defaults::watch_first;
+  for (;;) {
+    parker_.sleep_for(parker::watching, wait);
+    if (!parker_.still(parker::watching)) return;  // woken
+    if (const auto victim = thief_.find_stranded_work()) {
+      if (parker_.move(parker::watching, parker::running)) owner().quiet().unparked();
+      thief_.steal_from(*victim);
+      return;
+    }
+    if (wait < defaults::watch_longest) {
+      wait = std::min<std::chrono::nanoseconds>(2 * wait, defaults::watch_longest);
+      continue;
+    }
+    // Sleep for good only if every worker is parked, checked after
+    // announcing it: keep_watch() loads our state after a waker made the
+    // count drop, so it either sees us sleeping, or we see the drop here.
+    if (!parker_.move(parker::watching, parker::sleeping)) return;
+    if (owner().quiet().all_parked()) {
+      parker_.sleep(parker::sleeping);
+      return;
+    }
+    if (!parker_.move(parker::sleeping, parker::watching)) return;
+  }
+}
+
+void pool_worker::wake() noexcept {
+  parker_.wake([this] { owner().quiet().unparked(); });
+}
+
+}  // namespace tact::detail

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "executor/runner.hpp"
+#include "executor/stealing.hpp"
+
+namespace tact::detail {
+
+// One of the executor's own threads. It owns a contiguous block of slots in
+// the executor's ownership array and sweeps them round robin: test each
+// queue without the lock, gulp it, process the batch locally (Cforall
+// thesis, "CFA Executor"). When its sweeps keep finding nothing it tries,
+// now and then, to steal a queue from another worker (see thief); after
+// enough empty sweeps it parks until a send wakes it.
+class pool_worker : public runner {
+ public:
+  // `victim_groups`: for steal_policy::locality (see victim_picker).
+  pool_worker(executor& owner, std::uint32_t index, block owned,
+              std::vector<std::vector<std::uint32_t>> victim_groups);
+
+  // The thread's body: returns once the executor is stopping.
+  void run();
+
+  // ---- any thread ----
+
+  // Makes a parked (or parking) worker sweep again.
+  void wake() noexcept override;
+  // Whether the worker is parked, and if so whether it watches for
+  // stranded queues (see watch()) or sleeps until woken.
+  parker::state parked_state() const noexcept { return parker_.now(); }
+  // Its thief, as other thieves see it (see thief::last_attempt).
+  const thief& stealing() const noexcept { return thief_; }
+
+ private:
+  static void fiber_loop(runner& self);
+  void loop();
+  bool sweep();
+  void park();
+  void watch();
+
+  const bool stealing_;
+  thief thief_;
+};
+
+}  // namespace tact::detail

@@ -1,0 +1,67 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace tact::detail {
+
+// Whether an executor is quiescent (no message queued or running), and
+// waiting until it is. Quiescent means every pool worker is parked and no
+// guest is in a pass (a thread lent by an asker may be running a batch
+// while every worker is parked).
+//
+// A worker that commits to parking adds one to `parked`; whoever wakes it
+// subtracts one. A waker's subtraction can only precede its worker's
+// addition, making the count lower, never higher; so parked == workers
+// means every worker committed to sleep after finding all its queues empty
+// under their locks. Whoever makes the system quiescent (the last worker to
+// park, or the last guest to end its pass: each updates its count, then
+// reads the other's, all sequentially consistent, so whichever comes
+// second sees both at rest; both may) advances an epoch that waiters
+// watch.
+class quiescence {
+ public:
+  explicit quiescence(std::uint32_t workers) noexcept : workers_{workers} {}
+
+  // ---- pool workers ----
+  void parked() noexcept {
+    if (parked_.fetch_add(1, std::memory_order_seq_cst) + 1 == workers_ &&
+        passes_.load(std::memory_order_seq_cst) == 0)
+      advance();
+  }
+  // By the worker's waker, before it wakes it (see parker::wake).
+  void unparked() noexcept { parked_.fetch_sub(1, std::memory_order_seq_cst); }
+  bool all_parked() const noexcept { return parked_.load(std::memory_order_seq_cst) == workers_; }
+
+  // ---- guests, around each pass over the queues ----
+  void pass_begins() noexcept { passes_.fetch_add(1, std::memory_order_seq_cst); }
+  void pass_ends() noexcept {
+    if (passes_.fetch_sub(1, std::memory_order_seq_cst) == 1 && all_parked()) advance();
+  }
+
+  // ---- any thread ----
+
+  bool reached() const noexcept {
+    return all_parked() && passes_.load(std::memory_order_seq_cst) == 0;
+  }
+
+  // Waiting: read epoch(), check reached() (or whatever the system must
+  // reach), and if not, await_change(epoch) returns once the system has
+  // been quiescent again since. Reading the epoch first means that a
+  // worker parking after the check has moved it, and the wait returns at
+  // once.
+  std::uint32_t epoch() const noexcept { return epoch_.load(std::memory_order_acquire); }
+  void await_change(std::uint32_t seen) noexcept;
+  // Wakes the waiters: the system may have reached what they wait for
+  // (quiescence, or the stop).
+  void advance() noexcept;
+
+ private:
+  const std::uint32_t workers_;
+  std::atomic<std::uint32_t> parked_{0};
+  std::atomic<std::uint32_t> passes_{0};
+  std::atomic<std::uint32_t> epoch_{0};
+  std::atomic<std::uint32_t> waiters_{0};
+};
+
+}  // namespace tact::detail

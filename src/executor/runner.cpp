@@ -1,0 +1,165 @@
+#include "executor/runner.hpp"
+
+#include <utility>
+
+#include "executor/executor.hpp"
+#include "executor/suspension.hpp"
+
+namespace tact::detail {
+
+constinit thread_local runner* this_thread_runner = nullptr;
+
+runner::runner(executor& owner, std::uint32_t index, block owned, fiber_loop loop)
+    : owner_{owner},
+      epochs_{owner.reclamation()},
+      index_{index},
+      local_batch_{owner.config().local_batch},
+      owned_{owned},
+      ticket_{owned.first},
+      loop_{loop},
+      suspensions_{loop != nullptr
+                       ? std::make_unique<suspensions>(owner.config().fiber_stack_size, *this)
+                       : nullptr} {}
+
+runner::~runner() = default;
+
+void runner::enter() noexcept {
+  TACT_ASSERT(this_thread_runner == nullptr, "a thread runs as one runner at a time");
+  this_thread_runner = this;
+  if (suspensions_) suspensions_->fibers.enter();
+}
+
+void runner::leave() noexcept {
+  TACT_ASSERT(this_thread_runner == this && !busy(), "a runner leaves its thread when idle");
+  // Its fibers end on the thread that made them.
+  if (suspensions_) suspensions_->fibers.leave();
+  // What it retired and cannot free yet must not wait for its next thread.
+  epochs_.abandon(index_);
+  this_thread_runner = nullptr;
+}
+
+void runner::wake() noexcept {
+  // Only the runner's own wait() parks it, as `waiting`, which is never
+  // counted as parked.
+  parker_.wake([] {});
+}
+
+void runner::loop_of(void* self) {
+  runner& r = *static_cast<runner*>(self);
+  r.loop_(r);
+}
+
+bool runner::on_fiber() const noexcept {
+  return suspensions_ != nullptr && !suspensions_->fibers.on_native();
+}
+
+bool runner::fiber_turn() noexcept {
+  if (!on_fiber()) return true;
+  fiber_pool& fibers = suspensions_->fibers;
+  for (;;) {
+    if (fibers.ending()) return false;
+    // A fiber runs the loop only while the native context is suspended in
+    // a behaviour; once that one waits at loop level (it resumed a
+    // behaviour on this fiber), the loop goes back to it.
+    if (!fibers.native_idle()) return true;
+    fibers.resume(fibers.native());
+  }
+}
+
+bool runner::register_as_waiter() noexcept {
+  for (std::uint32_t slot = owned_.first; slot < owned_.last; ++slot)
+    if (!register_through(owner_.slot(slot), this)) return false;
+  return true;
+}
+
+void runner::count_appended() noexcept {
+  const std::uint32_t appended = local_batch_ - budget_;
+  counters.local_sends.add(appended);
+  counters.messages_sent.add(appended);
+}
+
+std::uint64_t runner::process(work_queue& q, std::uint32_t index) {
+  TACT_ASSERT(q.being_processed() && current_ == nullptr,
+              "a runner processes a batch it gulped, one at a time");
+  copy_queue& batch = q.batch();
+  counters.gulps.add();
+  counters.gulped_messages.add(batch.size());
+  current_ = &q;
+  current_index_ = index;
+  budget_ = local_batch_;
+  std::uint64_t processed = 0;
+  // The envelope's words are read out before it runs (the behaviour may
+  // append to this batch, which may move the array), one scalar load each:
+  // a sender just wrote them with three 8-byte stores, and a wider load
+  // spanning two of them could not be store-forwarded (a stall per message
+  // when a behaviour feeds its own batch).
+  while (!batch.empty()) {
+    const envelope& next = batch.front();
+    const run_fn run = next.run;
+    void* const target = next.target;
+    void* const message = next.message;
+    batch.drop_front();
+    running_target_ = target;
+    run(target, message);
+    ++processed;
+  }
+  // A behaviour waited (see suspend()): the rest of the batch went to the
+  // held queue, leaving this one empty, and other contexts have been
+  // running it since. Checked once per batch, not per message.
+  if (resumed_) [[unlikely]] {
+    counters.messages_processed.add(processed);
+    return processed + after_resume(q, index, running_target_);
+  }
+  current_ = nullptr;
+  current_index_ = no_queue;
+  // Unpinned only once the batch holds no pointer it read under the pin.
+  unpin();
+  count_appended();
+  counters.messages_processed.add(processed);
+  q.finish();
+  return processed;
+}
+
+void runner::step(work_queue& q, std::uint32_t index) {
+  TACT_ASSERT(q.being_processed() && !q.batch().empty(), "a step runs a gulped, unfinished batch");
+  // What a nested step interrupts: the step of another queue, whose
+  // behaviour is waiting (see stepper).
+  runner* const outer_runner = std::exchange(this_thread_runner, this);
+  work_queue* const outer = std::exchange(current_, &q);
+  const std::uint32_t outer_index = std::exchange(current_index_, index);
+  const std::uint32_t outer_budget = std::exchange(budget_, local_batch_);
+  void* const outer_target = running_target_;
+  copy_queue& batch = q.batch();
+  const envelope next = batch.front();
+  batch.drop_front();
+  running_target_ = next.target;
+  next.run(next.target, next.message);
+  count_appended();
+  counters.messages_processed.add();
+  current_ = outer;
+  current_index_ = outer_index;
+  budget_ = outer_budget;
+  running_target_ = outer_target;
+  this_thread_runner = outer_runner;
+  if (!batch.empty()) return;
+  // Unpinned only by the outermost step: an interrupted one may still
+  // hold what it read under the pin.
+  if (outer == nullptr) unpin();
+  q.finish();
+}
+
+std::uint32_t runner::next_own_queue() noexcept {
+  const std::uint32_t span = owned_.last - owned_.first;
+  if (span == 0) return owner_.next_queue();
+  const std::uint32_t slot = owned_.first + spread_;
+  spread_ = spread_ + 1 == span ? 0 : spread_ + 1;
+  return owner_.index_of(owner_.owned_queue(slot));
+}
+
+std::uint32_t runner::next_ticket() noexcept {
+  const std::uint32_t ticket = ticket_;
+  ticket_ = ticket + 1 == owner_.queue_count() ? 0 : ticket + 1;
+  return ticket;
+}
+
+}  // namespace tact::detail

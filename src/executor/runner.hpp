@@ -1,0 +1,246 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include <tact/detail/envelope.hpp>
+
+#include "executor/counters.hpp"
+#include "executor/epochs.hpp"
+#include "executor/parker.hpp"
+#include "mailbox/sleeper.hpp"
+#include "mailbox/work_queue.hpp"
+#include "support/assert.hpp"
+
+namespace tact::detail {
+
+class executor;
+
+// What a suspended behaviour waits for (see runner::suspend). Lives with
+// the waiter.
+struct wake_condition {
+  enum status { waiting, soon, ready };
+  // Polled on the runner's thread: ready once the behaviour may go on (its
+  // event happened, or `expired`, the deadline has passed, and it gave
+  // up); soon if the event is moments away (the runner must not sleep).
+  // Whoever makes it ready calls wake() on the runner after making poll
+  // able to see it.
+  status (*poll)(wake_condition& self, bool expired) noexcept;
+  std::chrono::steady_clock::time_point deadline;
+};
+
+// The core of every thread that runs messages for an executor: it runs
+// gulped batches of work queues (the Cforall thesis's "process the batch
+// locally"), lets a behaviour's sends to its own queue join the batch in
+// hand, and suspends behaviours that wait (an ask inside a behaviour),
+// running other work meanwhile. The roles are built on it: the pool worker
+// (pool_worker.hpp: sweep, steal, park), the threads lent by askers and the
+// sponsors' threads (lending.hpp), and the deterministic executor's
+// stepper (stepper.hpp). The fibers behind suspension are private to it
+// (suspension.hpp), so this header pulls in no Boost.
+//
+// Every runner has an index, unique among its executor's runners: the pool
+// workers' (or the stepper's) are 0 .. workers - 1, in worker order, then
+// come the guests and the sponsors' runners. It names the runner as a
+// participant of the epochs and keys what the actor models keep per runner.
+class runner : public sleeper {
+ public:
+  static constexpr std::uint32_t no_queue = ~std::uint32_t{0};
+
+  // A block of the ownership array's slots, [first, last): the queues a
+  // pool worker owns (all of them for the stepper's runner; none for the
+  // others), which it registers on when it waits.
+  struct block {
+    std::uint32_t first = 0;
+    std::uint32_t last = 0;
+  };
+  // What a fiber runs while a behaviour of this runner is suspended: the
+  // role's loop, which returns once ending() (see fiber_turn()). Null for
+  // a runner whose behaviours never suspend (they wait some other way).
+  using fiber_loop = void (*)(runner& self);
+
+  runner(executor& owner, std::uint32_t index, block owned, fiber_loop loop);
+  ~runner();
+  runner(const runner&) = delete;
+  runner& operator=(const runner&) = delete;
+
+  // ---- any thread ----
+
+  executor& owner() const noexcept { return owner_; }
+  std::uint32_t index() const noexcept { return index_; }
+  block owned() const noexcept { return owned_; }
+  // Makes the runner look at its queues again if it waits (see wait()).
+  void wake() noexcept override;
+
+  // ---- only on this runner's thread ----
+
+  // The calling thread runs as this runner until leave(): this_thread_runner
+  // names it. Nothing of this runner may be suspended when it leaves.
+  void enter() noexcept;
+  void leave() noexcept;
+
+  // The index of the queue whose batch is being processed, or no_queue
+  // between batches.
+  std::uint32_t current_queue() const noexcept { return current_index_; }
+
+  // A send to the queue whose batch this runner is processing joins that
+  // batch directly, with no lock, while the per-gulp budget lasts. FIFO per
+  // sender holds: every earlier send from an actor of this queue is already
+  // in this batch or was processed before it, and once the budget is spent
+  // all later sends of this batch go through the mailbox, which is gulped
+  // after the batch is done. A sender that is not an actor of this queue
+  // holds appends (see appends_held). A held queue (see suspend()) has no
+  // budget: its moved batch is drained before its mailbox is taken in.
+  // Counted per batch, from the budget spent, not per send.
+  bool try_append(std::uint32_t queue, void* target, void* message, run_fn run) {
+    if (current_index_ != queue || budget_ == 0 || appends_held_ != 0) return false;
+    current_->batch().push(envelope{target, message, run});
+    --budget_;  // after the push, which may throw: the budget counts what was sent
+    return true;
+  }
+
+  // While one is alive on this runner's thread, sends take the mailbox even
+  // to the queue in hand. For code that sends for an actor that is not an
+  // actor of that queue: a parallel transactional actor runs on whichever
+  // queue its message came to, so an earlier send of its own may wait in
+  // this queue's mailbox, sent from another queue, and joining the batch
+  // would overtake it. A count, not a flag: an on_commit action holding
+  // appends may be suspended (an ask) while other contexts take and
+  // release holds on this runner, in any order; a resumed behaviour has no
+  // budget anyway.
+  class appends_held {
+   public:
+    explicit appends_held(runner& r) noexcept : r_{r} { ++r_.appends_held_; }
+    ~appends_held() { --r_.appends_held_; }
+    appends_held(const appends_held&) = delete;
+    appends_held& operator=(const appends_held&) = delete;
+
+   private:
+    runner& r_;
+  };
+
+  // One of the queues this runner owns now, round robin, for messages that
+  // may run on any queue (transactional sends): they stay with this runner
+  // unless a thief takes their queue. Any queue for a runner that owns none.
+  std::uint32_t next_own_queue() noexcept;
+  // The queue for the next actor created by a behaviour here: round robin
+  // over all queues, starting in the runner's own block.
+  std::uint32_t next_ticket() noexcept;
+
+  // Pins this runner in the executor's epochs, before it loads a pointer
+  // that others may retire (see epochs::pin); it stays pinned until the
+  // batch in hand is done or its behaviour suspends.
+  void pin() noexcept { epochs_.pin(index_); }
+  // Hands `object` to the epochs: free(object) runs once no runner may
+  // still hold it.
+  void retire(void* object, epochs::free_fn free) { epochs_.retire(index_, object, free); }
+
+  // Runs q's batch. @pre this thread gulped q: q is being_processed and its
+  // batch is this runner's until q is finished, which this does (unless a
+  // behaviour suspended, see suspend(): then the queue stays held here).
+  // Returns the envelopes run.
+  std::uint64_t process(work_queue& q, std::uint32_t index);
+  // Runs the next envelope of q's batch (the deterministic executor, one
+  // message per step). @pre as for process(), and the batch is not empty;
+  // finishes q once its batch is. May nest: a behaviour that waits runs
+  // steps of other queues inside its own.
+  void step(work_queue& q, std::uint32_t index);
+
+  // ---- behaviours that wait (suspension.cpp) ----
+
+  // Whether the code running is a behaviour that suspend() may suspend:
+  // one run from a batch by a runner with a fiber loop.
+  bool can_suspend() const noexcept { return suspends() && current_ != nullptr; }
+  // Whether this runner's behaviours may suspend at all.
+  bool suspends() const noexcept { return suspensions_ != nullptr; }
+  // @pre can_suspend(). Suspends the running behaviour until `c.poll` is
+  // ready, and runs other work meanwhile. Its actor stays busy (its later
+  // messages wait) and its queue stays being_processed, held by this
+  // runner, which runs the queue's other actors in the meantime (see
+  // held_queue). Throws (std::bad_alloc, or std::system_error if no stack
+  // can be mapped) only before it suspends.
+  void suspend(wake_condition& c);
+  // Behaviours suspended here, or queues held: the runner cannot end, and
+  // a guest with these must not be released.
+  bool busy() const noexcept { return holding_ != 0; }
+  // Resumes one suspended behaviour whose condition is ready; false if
+  // none is. The calling context goes idle until needed again.
+  bool resume_ready();
+  // Runs what the held queues have for actors that are not busy; returns
+  // how many envelopes that was.
+  std::uint64_t drain_all_held();
+  // Nothing to run, but behaviours wait here (or the caller's own ask,
+  // `also`, whose answer wakes this runner): sleeps until a post to a
+  // queue it owns or holds, an answer to one of them, or the earliest
+  // deadline, whichever comes first.
+  void wait(wake_condition* also = nullptr);
+
+ protected:
+  // Only on this runner's thread, in its loop. On the native context: true
+  // (the role decides whether to go on). On a fiber: false once the fibers
+  // end; and while the native context waits idle at loop level the thread
+  // goes back to it first, so behaviours mostly run on the thread's own,
+  // larger stack.
+  bool fiber_turn() noexcept;
+  bool on_fiber() const noexcept;
+  // Registers as the waiter of every queue this runner owns; false if one
+  // has mail, or was taken from us by a thief since we loaded its slot
+  // (who then wakes us: we are parking).
+  bool register_as_waiter() noexcept;
+  // Leaves the epochs (pinned lazily by a transactional dispatch) at a point
+  // where this runner holds nothing read under the pin.
+  void unpin() noexcept {
+    if (epochs_.pinned(index_)) epochs_.unpin(index_);
+  }
+
+ private:
+  struct suspensions;  // suspension.hpp
+  struct suspended_behaviour;
+
+  static void loop_of(void* self);
+  void count_appended() noexcept;
+  std::uint64_t drain_held(work_queue& q, std::uint32_t index);
+  void run_held(work_queue& q, std::uint32_t index, const envelope& e);
+  void run_stash(work_queue& q, std::uint32_t index, void* target);
+  std::uint64_t after_resume(work_queue& q, std::uint32_t index, void* target);
+
+  executor& owner_;
+  epochs& epochs_;
+  const std::uint32_t index_;
+  const std::uint32_t local_batch_;
+  const block owned_;
+  work_queue* current_ = nullptr;           // queue whose batch is being processed
+  std::uint32_t current_index_ = no_queue;  // ... and its index
+  std::uint32_t budget_ = 0;                // same-queue appends left for this batch
+  std::uint32_t appends_held_ = 0;          // appends_held alive: no appends at all
+  void* running_target_ = nullptr;          // target of the envelope being run
+  // The behaviour just run was suspended and resumed: its batch was handed
+  // over (see held_queue). Kept per context: suspend() clears it for the
+  // context that takes over and sets it when resumed.
+  bool resumed_ = false;
+  std::uint32_t holding_ = 0;  // behaviours suspended plus queues held
+  std::uint32_t spread_ = 0;   // next own slot for next_own_queue()
+  std::uint32_t ticket_;       // next queue for next_ticket()
+  const fiber_loop loop_;
+  std::unique_ptr<suspensions> suspensions_;  // null if it never suspends
+
+  // The fields above are the batch state, read and written on every
+  // message by this runner's thread alone. The statistics and the parker
+  // come after them, in that order, so that the parker's word, which other
+  // threads write (wake) and read (thieves, keep_watch), sits on other
+  // cache lines than the batch state: on the first, every wake-up and
+  // every look at a parked worker would take that line from its owner.
+ public:
+  // Written only on this runner's thread (see worker_counters).
+  worker_counters counters;
+
+ protected:
+  parker parker_;
+};
+
+// The runner on this thread, if any (of whichever executor). constinit: no
+// dynamic initialization, so reading it needs no guard call.
+extern constinit thread_local runner* this_thread_runner __attribute__((tls_model("initial-exec")));
+
+}  // namespace tact::detail

@@ -1,0 +1,29 @@
+#include "executor/seam.hpp"
+
+#include "executor/executor.hpp"
+
+// The seam's functions over the executor's members (post_to_mailbox is in
+// executor.cpp, where the member inlines into it).
+namespace tact::detail {
+
+actor_system& system_of(const executor& ex) noexcept { return ex.owner(); }
+const system_config& config_of(const executor& ex) noexcept { return ex.config(); }
+const std::atomic<bool>& stopping_flag(const executor& ex) noexcept { return ex.stopping_flag(); }
+std::uint32_t runner_count(const executor& ex) noexcept { return ex.runner_count(); }
+executor* ambient_executor() noexcept { return executor::ambient(); }
+
+std::uint32_t admit(executor& ex) { return ex.admit(); }
+std::uint32_t any_queue(executor& ex) noexcept { return ex.next_queue(); }
+std::uint32_t queue_in_scope(const executor& ex) noexcept { return ex.home_in_scope(); }
+
+void count(executor& ex, tally what) noexcept { ex.count(what); }
+void report(const executor& ex, diagnostic_kind kind, std::string text,
+            std::exception_ptr error) noexcept {
+  ex.report(kind, std::move(text), std::move(error));
+}
+void note_unsent_message(executor& ex) noexcept { ex.note_unsent_message(); }
+void on_discard(executor& ex, run_fn run, void (*drop)(const envelope&) noexcept) {
+  ex.on_discard(run, drop);
+}
+
+}  // namespace tact::detail

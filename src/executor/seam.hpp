@@ -1,0 +1,103 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <string>
+
+#include <tact/detail/envelope.hpp>
+#include <tact/diagnostic.hpp>
+
+#include "executor/runner.hpp"
+
+namespace tact {
+class actor_system;
+struct system_config;
+}  // namespace tact
+
+// The executor as the actor models (src/classic, src/transactional) see
+// it: which queue an actor takes, posting an envelope, the runner on this
+// thread (the queue in hand, holding appends, pinning the epochs), and
+// counting what the engine reports in its statistics. The executor itself
+// stays opaque here, and nothing here pulls in Boost.
+namespace tact::detail {
+
+class executor;
+
+// What the actor models count in the executor's statistics (see
+// worker_stats), besides what the executor counts itself: per runner, or
+// shared by threads that run none.
+enum class tally : std::uint8_t {
+  actor_finished,  // actors_finished
+  dead_letter,     // dead_letters
+  rejected,        // messages_rejected
+};
+inline constexpr std::size_t tally_count = 3;
+
+// ---- the executor; any thread ----
+
+executor& executor_of(actor_system& system) noexcept;
+actor_system& system_of(const executor& ex) noexcept;
+const system_config& config_of(const executor& ex) noexcept;
+// Set once the system stops taking messages; read it where a send must
+// then be refused.
+const std::atomic<bool>& stopping_flag(const executor& ex) noexcept;
+// How many runners the executor has (see runner::index), for what an
+// actor model keeps per runner.
+std::uint32_t runner_count(const executor& ex) noexcept;
+// The executor that actors constructed on this thread join by default (see
+// executor::ambient), or nullptr.
+executor* ambient_executor() noexcept;
+
+// ---- queues; any thread ----
+
+// The queue of a new classic actor, counted alive (round robin, or the
+// ambient scope's queue). std::logic_error once the system is stopping.
+std::uint32_t admit(executor& ex);
+// Any queue, round robin: for an actor that needs a home queue without
+// counting as a live classic actor, or a message from outside the runners.
+std::uint32_t any_queue(executor& ex) noexcept;
+// The queue that the ambient scope on this thread gives `ex`'s new actors
+// (a sponsor's), or runner::no_queue.
+std::uint32_t queue_in_scope(const executor& ex) noexcept;
+
+// ---- posting; any thread ----
+
+// The runner of `ex` on the calling thread, or nullptr.
+inline runner* this_runner(const executor& ex) noexcept {
+  runner* r = this_thread_runner;
+  return r != nullptr && &r->owner() == &ex ? r : nullptr;
+}
+
+// Everything but the same-queue append: the mailbox, and waking whoever
+// sleeps on it. Out of line, so that the fast path saves no registers.
+void post_to_mailbox(executor& ex, runner* self, std::uint32_t queue, void* target, void* message,
+                     run_fn run);
+
+// Appends the envelope {target, message, run} to queue `queue` of `ex`.
+// `self`: this_runner(ex), which the caller usually has at hand. Throws
+// std::bad_alloc if the queue cannot grow; nothing was sent then. The
+// three words stay in registers until they are stored into a queue: an
+// envelope built on the stack and read back as one wider load would stall
+// on store forwarding.
+inline void post(executor& ex, runner* self, std::uint32_t queue, void* target, void* message,
+                 run_fn run) {
+  if (self != nullptr && self->try_append(queue, target, message, run)) return;
+  post_to_mailbox(ex, self, queue, target, message, run);
+}
+
+// ---- statistics and reports; any thread ----
+
+void count(executor& ex, tally what) noexcept;
+void report(const executor& ex, diagnostic_kind kind, std::string text,
+            std::exception_ptr error = {}) noexcept;
+// A message destroyed without being sent (checks; see
+// executor::note_unsent_message).
+void note_unsent_message(executor& ex) noexcept;
+
+// Queued envelopes whose run function is `run` go to `drop` when they are
+// discarded without running (see executor::on_discard).
+void on_discard(executor& ex, run_fn run, void (*drop)(const envelope&) noexcept);
+
+}  // namespace tact::detail

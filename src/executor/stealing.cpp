@@ -1,0 +1,144 @@
+#include "executor/stealing.hpp"
+
+#include <utility>
+
+#include <tact/defaults.hpp>
+
+#include "executor/executor.hpp"
+#include "executor/pool_worker.hpp"
+#include "executor/queue_swap.hpp"
+
+namespace tact::detail {
+
+thief::thief(executor& owner, pool_worker& self,
+             std::vector<std::vector<std::uint32_t>> victim_groups)
+    : owner_{owner},
+      self_{self},
+      victims_{owner.config().steal, self.index(), owner.worker_count(), std::move(victim_groups)},
+      progress_(owner.worker_count()) {}
+
+bool thief::steal() {
+  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+  last_attempt_.store(now, std::memory_order_relaxed);
+  const std::uint32_t victim = victims_.pick(
+      [this](std::uint32_t w) { return owner_.worker_at(w).stealing().last_attempt(); });
+  return steal_from(victim);
+}
+
+// One steal attempt: find a queue worth taking from the victim and try once
+// to swap it with one of ours. A failed swap means someone else took it,
+// or took ours: give up either way.
+bool thief::steal_from(std::uint32_t victim_index) {
+  worker_counters& counters = self_.counters;
+  counters.steal_attempts.add();
+  pool_worker& victim = owner_.worker_at(victim_index);
+  const std::optional<std::uint32_t> slot = worth_stealing(victim);
+  if (!slot) {
+    counters.steal_no_candidate.add();
+    return false;
+  }
+  atomic<work_queue*>& theirs = owner_.slot(*slot);
+  work_queue* const q = theirs.load(std::memory_order_relaxed);
+  const std::uint32_t queued = q != nullptr ? q->queued() : 0;
+  if (q == nullptr || !try_swap(owner_.slot(slot_to_give()), theirs, q)) {
+    counters.steal_failed_swaps.add();
+    return false;
+  }
+  counters.steals.add();
+  counters.messages_stolen.add(queued);
+  victims_.stole();
+  // The queue we gave is the victim's now. If the victim is parking or
+  // parked it may have registered as waiter on its old queues only: wake
+  // it to sweep (and re-register). Sequentially consistent with the
+  // victim's own `parking` store and slot loads in parker::park: either we
+  // see it parking here, or its loads come after our swap and see our
+  // queue.
+  if (victim.parked_state() != parker::running) victim.wake();
+  return true;
+}
+
+// The victim's slot to steal, if any: scanning once from a random start,
+// the first queue with mail that nobody processes, skipping slots that are
+// mid-swap (null). Mail is looked at first, because being_processed shares
+// a line with the batch a worker is draining: we read it only for queues
+// that have mail, or when the victim has no other mail and is stuck.
+//
+// Beyond the thesis, the queue is worth taking only if the victim could not
+// run it soon itself, else stealing moves work instead of sharing it (a
+// lone busy queue, or a chain of actors each creating the next, would
+// bounce between workers): the victim must have another queue with mail
+// (a backlog to share), or be stuck in another queue's batch (no gulp
+// for a while: a long receive).
+std::optional<std::uint32_t> thief::worth_stealing(const pool_worker& victim) noexcept {
+  const std::uint32_t first = victim.owned().first;
+  const std::uint32_t span = victim.owned().last - first;
+  const std::uint32_t start = victims_.random(span);
+  std::optional<std::uint32_t> found;
+  for (std::uint32_t i = 0, at = start; i < span; ++i, at = at + 1 == span ? 0 : at + 1) {
+    const work_queue* q = owner_.slot(first + at).load(std::memory_order_relaxed);
+    if (q != nullptr && !q->looks_empty() && !q->being_processed()) {
+      found = first + at;
+      break;
+    }
+  }
+  if (!found) return std::nullopt;
+  for (std::uint32_t slot = first; slot < first + span; ++slot) {
+    if (slot == *found) continue;
+    const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
+    if (q != nullptr && !q->looks_empty()) return found;
+  }
+  // No backlog. Whether the victim is stuck is asked before whether it is
+  // in a batch at all: each being_processed read costs a victim that is
+  // not stuck a miss on the line of the batch it drains (a ring of actors
+  // crossing between two workers ran at half speed while idle thieves
+  // kept reading them).
+  if (!stuck(victim)) return std::nullopt;
+  for (std::uint32_t slot = first; slot < first + span; ++slot) {
+    if (slot == *found) continue;
+    const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
+    if (q != nullptr && q->being_processed()) return found;
+  }
+  return std::nullopt;
+}
+
+// Whether the victim has not started a gulp for defaults::stuck_worker,
+// as far as this thief has watched it. Reads its gulp counter, written
+// once per gulp, never per message, and only once the last progress this
+// thief saw is that old: before then the victim cannot be stuck, and the
+// read would cost it a miss on its next gulp. So a stuck victim is seen
+// between one and two stuck_worker periods after its last gulp.
+bool thief::stuck(const pool_worker& victim) noexcept {
+  const auto now = std::chrono::steady_clock::now();
+  victim_progress& seen = progress_[victim.index()];
+  if (now - seen.since < defaults::stuck_worker) return false;
+  const std::uint64_t gulps = victim.counters.gulps.get();
+  if (seen.gulps != gulps) {
+    seen = {gulps, now};
+    return false;
+  }
+  return true;
+}
+
+// The own slot to offer in a swap: preferably one whose queue is idle, so
+// that the victim gets no work in exchange.
+std::uint32_t thief::slot_to_give() noexcept {
+  const runner::block mine = self_.owned();
+  const std::uint32_t span = mine.last - mine.first;
+  for (std::uint32_t i = 0; i < span; ++i) {
+    const std::uint32_t slot = mine.first + give_;
+    give_ = give_ + 1 == span ? 0 : give_ + 1;
+    const work_queue& q = owner_.owned_queue(slot);
+    if (q.looks_empty() && !q.being_processed()) return slot;
+  }
+  return mine.first + give_;
+}
+
+std::optional<std::uint32_t> thief::find_stranded_work() noexcept {
+  const std::uint32_t workers = owner_.worker_count();
+  std::uint32_t w = victims_.random(workers);
+  for (std::uint32_t i = 0; i < workers; ++i, w = w + 1 == workers ? 0 : w + 1)
+    if (w != self_.index() && worth_stealing(owner_.worker_at(w))) return w;
+  return std::nullopt;
+}
+
+}  // namespace tact::detail

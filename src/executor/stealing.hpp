@@ -1,0 +1,58 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "executor/victims.hpp"
+
+namespace tact::detail {
+
+class executor;
+class pool_worker;
+
+// A pool worker's work stealing (Cforall thesis, "Stealing Mechanism"):
+// which worker to rob, which of its queues is worth taking, and the swap.
+// Only the owning worker's thread calls it; other thieves read only
+// last_attempt().
+class thief {
+ public:
+  thief(executor& owner, pool_worker& self, std::vector<std::vector<std::uint32_t>> victim_groups);
+
+  // One attempt on a victim chosen by the steal policy; true if a queue
+  // was taken (it is in one of our slots now).
+  bool steal();
+  // One attempt on worker `victim`.
+  bool steal_from(std::uint32_t victim);
+  // A worker, other than ours, with a queue worth stealing, if any (a
+  // parked worker watching for stranded mail).
+  std::optional<std::uint32_t> find_stranded_work() noexcept;
+
+  // Any thread: when this thief last tried to steal (steady clock ticks),
+  // for the longest-victim policy. Written only by its own worker.
+  std::int64_t last_attempt() const noexcept {
+    return last_attempt_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  std::optional<std::uint32_t> worth_stealing(const pool_worker& victim) noexcept;
+  bool stuck(const pool_worker& victim) noexcept;
+  std::uint32_t slot_to_give() noexcept;
+
+  executor& owner_;
+  pool_worker& self_;
+  victim_picker victims_;
+  // Per worker, its gulp count when this thief last saw it change, and
+  // when (see stuck()).
+  struct victim_progress {
+    std::uint64_t gulps = ~std::uint64_t{0};
+    std::chrono::steady_clock::time_point since{};
+  };
+  std::vector<victim_progress> progress_;
+  std::uint32_t give_ = 0;  // next own slot to offer in a swap
+  std::atomic<std::int64_t> last_attempt_{0};
+};
+
+}  // namespace tact::detail

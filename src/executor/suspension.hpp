@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "executor/fibers.hpp"
+#include "executor/held_queue.hpp"
+#include "executor/runner.hpp"
+
+namespace tact::detail {
+
+// A runner's behaviours that wait: the contexts they wait on, their
+// conditions, the queues they hold (see suspension.cpp). Only the runner's
+// thread touches it. Private to the runner, so that nothing else sees
+// Boost.Context.
+struct runner::suspensions {
+  suspensions(std::size_t stack_size, runner& owner)
+      : fibers{stack_size, &runner::loop_of, &owner} {}
+
+  fiber_pool fibers;
+  std::vector<suspended_behaviour*> suspended;
+  std::vector<std::unique_ptr<held_queue>> held;
+  std::vector<std::unique_ptr<held_queue>> spare_held;  // released, kept for reuse
+  // Deadlines are checked on every deadline_polls-th resume_ready().
+  static constexpr std::uint32_t deadline_polls = 64;
+  std::uint32_t polls_to_deadlines = deadline_polls;
+
+  held_queue* find_held(const work_queue& q) noexcept {
+    for (const std::unique_ptr<held_queue>& h : held)
+      if (h->queue == &q) return h.get();
+    return nullptr;
+  }
+};
+
+// A behaviour suspended here; lives on the suspended context's stack.
+struct runner::suspended_behaviour {
+  wake_condition* condition;
+  fiber_pool::context* context;
+};
+
+}  // namespace tact::detail

@@ -1,0 +1,14 @@
+#pragma once
+
+#include <tact/detail/envelope.hpp>
+
+// What dispatch.cpp offers the rest of the transactional model.
+namespace tact::detail::tx {
+
+// The trampoline of every transactional envelope: runs the message's
+// handler against its actor's behaviour and commits what it staged.
+void deliver(void* target, void* message) noexcept;
+// Frees the message of a transactional envelope that never ran.
+void drop(const envelope& e) noexcept;
+
+}  // namespace tact::detail::tx

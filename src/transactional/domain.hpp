@@ -1,0 +1,72 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include <tact/config.hpp>
+#include <tact/stats.hpp>
+
+#include "executor/seam.hpp"
+#include "support/counter.hpp"
+#include "support/fixed_array.hpp"
+#include "support/padded.hpp"
+
+namespace tact {
+class actor_system;
+}
+
+namespace tact::detail::tx {
+
+// One runner's transactional statistics (see worker_stats::tx_*), written
+// only on its thread.
+struct dispatch_counts {
+  counter dispatches;
+  counter commits;
+  counter becomes;
+  counter collisions;
+  counter retries;
+  counter serializations;
+  counter rollbacks;
+  counter unmatched;
+  counter dropped;
+};
+
+// The transactional side of an actor system: its executor, the settings
+// that only transactional actors use, and their statistics, per runner of
+// the executor (see runner::index) and for other threads. Every cell names
+// its system's domain. Made by the system, which owns it.
+class domain {
+ public:
+  // Registers the transactional envelopes' discard handler with `ex`.
+  explicit domain(executor& ex);
+
+  executor& ex() const noexcept { return ex_; }
+  // Set once the system takes no more messages (see stopping_flag).
+  bool stopping() const noexcept { return stopping_.load(std::memory_order_seq_cst); }
+  std::uint32_t collision_limit() const noexcept { return collision_limit_; }
+
+  // Only on runner r's thread.
+  dispatch_counts& counts(const runner& r) noexcept { return per_runner_[r.index()]; }
+  // A send to an empty reference, on whichever thread: counted as dropped,
+  // and as rejected by the executor.
+  void count_dropped() noexcept;
+
+  // Adds the transactional statistics to those the executor gathered.
+  void add_to(system_stats& s) const noexcept;
+
+ private:
+  executor& ex_;
+  const std::atomic<bool>& stopping_;
+  const std::uint32_t collision_limit_;
+  fixed_array<padded<dispatch_counts>> per_runner_;
+  std::atomic<std::uint64_t> foreign_dropped_{0};
+};
+
+// The configuration, if what the transactional model reads of it can work;
+// else std::invalid_argument, saying what to change.
+const system_config& validated(const system_config& config);
+
+// The system's domain (owned by the system; see actor_system.cpp).
+domain& domain_of(actor_system& system) noexcept;
+
+}  // namespace tact::detail::tx
