@@ -161,7 +161,8 @@ concept request_message = requires { typename M::reply_type; } &&
     std::derived_from<M, request<typename M::reply_type>>;
 
 // Sends `msg` (a request<R>, moved to the heap) to `receiver` and waits for
-// the reply, at most `timeout`. Safe from any number of threads at once.
+// the reply, at most `timeout` (nanoseconds::max(): no deadline). Safe from
+// any number of threads at once.
 //
 // * From a thread outside the actor world, the thread runs queued work as
 //   a guest worker while it waits (classic actors still run one message

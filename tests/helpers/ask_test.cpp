@@ -123,6 +123,51 @@ TEST_CASE("a timed-out ask returns a timeout; the late reply is dropped safely")
   finish(system, b);
 }
 
+// Keeps each request until a timer tells it to answer.
+struct slow_calculator : tact::actor {
+  explicit slow_calculator(tact::actor_system& system) : tact::actor{system} {}
+  struct wake : tact::message {};
+  std::vector<square*> waiting;
+  wake tick;
+  tact::allocation receive(square& m) {
+    m.set_allocation(tact::allocation::Nodelete);  // kept until answered
+    waiting.push_back(&m);
+    tact::send_after(20ms, *this, tick);
+    return Nodelete;
+  }
+  tact::allocation receive(wake&) {
+    square* m = waiting.front();
+    waiting.erase(waiting.begin());
+    m->reply(m->value * m->value);
+    delete m;
+    return Nodelete;
+  }
+};
+
+// nanoseconds::max() means no deadline: `now + timeout` once overflowed
+// into the past, and such an ask timed out at once.
+TEST_CASE("an ask with no deadline waits for a late answer, classic or transactional") {
+  tact::actor_system system{{.workers = 2}};
+  slow_calculator slow{system};
+  const auto forever = std::chrono::nanoseconds::max();
+  auto answered = tact::ask(slow, square{7}, forever);
+  REQUIRE(answered);
+  CHECK(*answered == 49);
+
+  struct later {
+    tx::actor_ref customer;
+  };
+  const tx::actor_ref late = tx::spawn(
+      system, {[](const tx::actor_ref& customer, get) {
+                 tx::send_after(20ms, tx::self(), later{customer});
+               },
+               [](const later& l) { tx::send(l.customer, 5); }});
+  auto tx_answered = tx::ask<int>(system, late, forever, get{});
+  REQUIRE(tx_answered);
+  CHECK(*tx_answered == 5);
+  finish(system, slow);
+}
+
 TEST_CASE("the asking thread runs queued work while its worker is held") {
   // One worker, held by a blocking receive; the asked actor sits on
   // another queue. Only the asking thread can run it.

@@ -238,6 +238,33 @@ TEST_CASE("ask runs the schedule, and times out on the virtual clock", "[determi
   oracle | tact::delete_msg;
 }
 
+// nanoseconds::max() means no deadline: `now + timeout` once overflowed
+// into the past as soon as the virtual clock had moved, and the ask timed
+// out at once.
+TEST_CASE("an ask with no deadline waits for its answer, however far the clock has moved",
+          "[deterministic]") {
+  deterministic_system system{{.seed = 5}};
+  slow_oracle& oracle = system.spawn<slow_oracle>(system, 2s);
+  system.advance_time(std::chrono::hours{24 * 365});
+  const auto start = system.now();
+  auto answered = tact::ask(oracle, question{21}, std::chrono::nanoseconds::max());
+  REQUIRE(answered);
+  CHECK(*answered == 42);
+  CHECK(system.now() - start == 2s);
+  // With nothing left that could answer, it gives up without moving the
+  // clock to its end.
+  struct silent : tact::actor {
+    explicit silent(tact::actor_system& s) : tact::actor{s} {}
+    tact::allocation receive(question&) { return Nodelete; }
+  };
+  silent& mute = system.spawn<silent>(system);
+  auto never = tact::ask(mute, question{1}, std::chrono::nanoseconds::max());
+  REQUIRE_FALSE(never);
+  CHECK(system.now() - start == 2s);
+  oracle | tact::delete_msg;
+  mute | tact::delete_msg;
+}
+
 // Asks the oracle from inside a behaviour, and records the answer.
 struct asker : tact::actor {
   asker(tact::actor_system& system, slow_oracle& oracle) : tact::actor{system}, oracle{oracle} {}

@@ -151,7 +151,9 @@ reply_base::state await_stepping(stepper& steps, timer_service& timers, reply_ba
       timers.advance_to(*due);
       continue;
     }
-    timers.advance_to(deadline);
+    // Nothing left can answer. An ask with no deadline gives up here too,
+    // without moving the clock to its end.
+    if (deadline != std::chrono::steady_clock::time_point::max()) timers.advance_to(deadline);
     if (state.compare_exchange_strong(seen, reply_base::abandoned, std::memory_order_acquire))
       return reply_base::abandoned;
   }
@@ -159,8 +161,13 @@ reply_base::state await_stepping(stepper& steps, timer_service& timers, reply_ba
 
 }  // namespace
 
+// Saturating: a timeout past the clock's end (nanoseconds::max(), say)
+// means no deadline, where `now + timeout` would overflow into the past.
 std::chrono::steady_clock::time_point ask_deadline(executor& ex, std::chrono::nanoseconds timeout) {
-  return timers_of(ex.owner()).now() + timeout;
+  using clock = std::chrono::steady_clock;
+  const clock::time_point now = timers_of(ex.owner()).now();
+  if (timeout >= clock::time_point::max() - now) return clock::time_point::max();
+  return now + timeout;
 }
 
 void reply_base::settle(state outcome) noexcept {
