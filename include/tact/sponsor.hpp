@@ -48,7 +48,10 @@ class TACT_API sponsor {
   // std::runtime_error if the system has no free sponsor slot.
   explicit sponsor(actor_system& system, std::function<void()> wake = {});
   // Messages still queued for its actors are dropped and reported.
-  ~sponsor();
+  // Virtual: a sponsor owned through a pointer to this base (say a
+  // std::unique_ptr<sponsor> holding a dedicated_sponsor) is destroyed
+  // whole, its thread joined.
+  virtual ~sponsor();
   sponsor(const sponsor&) = delete;
   sponsor& operator=(const sponsor&) = delete;
 
@@ -106,7 +109,7 @@ class TACT_API dedicated_sponsor : public sponsor {
  public:
   explicit dedicated_sponsor(actor_system& system, const std::string& thread_name = "tact-sponsor");
   // Stops and joins the thread (after the message it is running).
-  ~dedicated_sponsor();
+  ~dedicated_sponsor() override;
 
  private:
   void loop() noexcept;

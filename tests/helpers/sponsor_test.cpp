@@ -11,6 +11,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <tact/tact.hpp>
@@ -295,6 +296,25 @@ TEST_CASE("a dedicated sponsor runs a blocking actor without holding a worker") 
   dev | tact::delete_msg;
   e | tact::delete_msg;
   system.stop();  // the sponsor's thread finishes the device meanwhile
+}
+
+// Owned through the base class, a dedicated sponsor is destroyed whole:
+// with a non-virtual ~sponsor, its thread was never joined and went on
+// reading the freed sponsor.
+static_assert(std::has_virtual_destructor_v<tact::sponsor>);
+
+TEST_CASE("a dedicated sponsor owned through a pointer to sponsor stops its thread when destroyed") {
+  tact::actor_system system{{.workers = 1}};
+  std::unique_ptr<tact::sponsor> io = std::make_unique<tact::dedicated_sponsor>(system);
+  auto& counted = io->spawn<sink>();
+  constexpr std::uint64_t n = 1'000;
+  for (std::uint64_t i = 0; i < n; ++i) counted | *new item{0, i};
+  counted | tact::delete_msg;
+  system.await_quiescence();
+  while (system.stats().total.actors_finished < 1) std::this_thread::yield();
+  io.reset();  // joins the sponsor's thread: its actors are done
+  CHECK(tact::test::conservation_of(system));
+  system.stop();
 }
 
 TEST_CASE("transactional actors bound to a sponsor run on its thread, one at a time") {
