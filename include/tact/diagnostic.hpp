@@ -18,6 +18,7 @@ enum class diagnostic_kind {
   actor_destroyed_with_queued_messages,  // ... while messages for it were queued (checks)
   idle_with_live_actors,                 // stop() waits for actors, but nothing runs
   topology_unavailable,                  // hwloc failed: no pinning, random stealing
+  unmatched_message,                     // a transactional message no handler took (checks)
 };
 
 struct diagnostic {

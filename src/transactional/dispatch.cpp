@@ -1,6 +1,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -269,6 +270,21 @@ void tell_customer(const message& m, std::exception_ptr error) noexcept {
   }
 }
 
+// No handler took m. With checks on, the program hears of it: a message
+// that matches nothing is usually a wrong element type (an int sent to a
+// handler of long), which would otherwise vanish without a trace. Out of
+// memory, the report goes.
+void report_unmatched(executor& ex, const message& m) noexcept {
+  if constexpr (build::checks) {
+    try {
+      report(ex, diagnostic_kind::unmatched_message,
+             "a transactional actor has no handler for a message of " + m.describe() +
+                 "; it was dropped");
+    } catch (const std::bad_alloc&) {
+    }
+  }
+}
+
 // No handler took m: a customer that hears of failures is told, since its
 // request can never be answered.
 void tell_unmatched(const message& m) noexcept {
@@ -319,6 +335,7 @@ void deliver(void* target, void* msg) noexcept {
     if (!matched) {
       tx.discard();
       counted.unmatched.add();
+      report_unmatched(ex, *m);
       tell_unmatched(*m);
       break;
     }

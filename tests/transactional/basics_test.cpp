@@ -11,6 +11,7 @@
 #include <tact/transactional.hpp>
 
 #include "support/invariants.hpp"
+#include "support/test_support.hpp"
 #include "transactional/tx_support.hpp"
 
 namespace {
@@ -42,8 +43,9 @@ TEST_CASE("a handler takes the message's elements as arguments; the first match 
   CHECK(system.stats().total.tx_commits == 4);
 }
 
-TEST_CASE("a message no handler matches is dropped and counted") {
-  tact::actor_system system{{.workers = 2}};
+TEST_CASE("a message no handler matches is dropped, counted and, with checks, reported") {
+  tact::test::diagnostics_log log;
+  tact::actor_system system{{.workers = 2, .on_diagnostic = log.handler()}};
   record<int> seen;
   const tx::actor_ref a = tx::spawn(system, recorder(seen));
   tx::send(a, std::string{"not an int"});
@@ -53,6 +55,18 @@ TEST_CASE("a message no handler matches is dropped and counted") {
   CHECK(seen.values() == std::vector<int>{3});
   CHECK(system.stats().total.tx_unmatched == 2);
   CHECK(tact::test::conservation_of(system));  // unmatched messages were processed
+  // Once silent even with checks on: a wrong element type left no trace
+  // but a counter.
+  const auto reports = log.of(tact::diagnostic_kind::unmatched_message);
+  if constexpr (tact::build::checks) {
+    REQUIRE(reports.size() == 2);
+    const bool named = std::any_of(reports.begin(), reports.end(), [](const tact::diagnostic& d) {
+      return d.text.find("(int, int)") != std::string::npos;
+    });
+    CHECK(named);
+  } else {
+    CHECK(reports.empty());
+  }
 }
 
 TEST_CASE("a send to an empty reference is dropped and counted, inside a handler or not") {
