@@ -402,6 +402,8 @@ void model::end_of_run(const tact::worker_stats& s) {
   equal(s.tx_rollbacks, rollbacks_expected_, "transactional rollbacks");
   equal(rollbacks_seen_, rollbacks_expected_, "rollbacks reported to on_rollback");
   equal(s.tx_unmatched, unmatched_expected_, "transactional messages no handler matched");
+  equal(diagnostics(diagnostic_kind::unmatched_message), unmatched_expected_,
+        "transactional messages reported unmatched");
   equal(s.tx_dropped, dropped_expected_, "transactional sends to an empty reference");
   equal(gets_seen_, gets_expected_, "gets committed");
   equal(s.tx_commits, adds_seen_ + passes_seen_ + gets_seen_ + customer_commits_expected_,
