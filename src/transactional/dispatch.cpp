@@ -20,6 +20,7 @@
 #include "transactional/behaviour_slot.hpp"
 #include "transactional/dispatch.hpp"
 #include "transactional/domain.hpp"
+#include "transactional/ordered_actions.hpp"
 
 // Transactional delivery (xTActors): run a handler, collecting what it
 // sends and becomes; at its normal exit commit all of it at once (the
@@ -174,10 +175,11 @@ void free_dropped(transaction& tx) noexcept {
     message_access::destroy(std::exchange(m, message_access::next(*m)));
 }
 
-// The commit's actions, once it is complete (an action that throws is
+// Runs a commit's actions, once it is complete (an action that throws is
 // reported; the rest still run). Out of line: most commits have none.
-[[gnu::noinline]] void run_each_action(executor& ex, transaction& tx) noexcept {
-  for (auto& action : tx.actions) {
+[[gnu::noinline]] void run_each_action(executor& ex,
+                                       std::vector<std::function<void()>>& actions) noexcept {
+  for (auto& action : actions) {
     try {
       action();
     } catch (...) {
@@ -187,23 +189,62 @@ void free_dropped(transaction& tx) noexcept {
              std::current_exception());
     }
   }
-  tx.actions.clear();
-}
-
-// An action's sends are immediate (how a handler reaches classic actors):
-// for an actor not created serialized, they must not join the batch in hand
-// (see runner::appends_held). A send made straight from a handler is not
-// held: it promises no order (it happens again if the handler loses a
-// become race), and holding around every handler costs every dispatch.
-void run_actions(executor& ex, transaction& tx, runner& w) noexcept {
-  if (tx.actions.empty()) [[likely]]
-    return;
-  if (tx.actor->exclusive) return run_each_action(ex, tx);
-  const runner::appends_held hold{w};
-  run_each_action(ex, tx);
+  actions.clear();
 }
 
 void release_behaviour(void* b) noexcept { static_cast<behaviour_base*>(b)->release(); }
+
+// The actions of one commit of a parallel actor, waiting for their turn
+// (see ordered_actions.hpp). They may read what the commit's handler could
+// (tx::self() and the other elements of the handled message, the captures
+// of the behaviour that ran), so the batch keeps both: the message, which
+// holds a reference to the actor, and the behaviour, the one the commit
+// replaced (retired once the actions ran) or one more reference to it.
+struct action_batch {
+  action_batch* next = nullptr;
+  std::vector<std::function<void()>> actions;
+  message* handled;
+  behaviour_base* ran;
+  bool replaced;  // `ran` was unlinked by this commit's become
+};
+
+// On whichever runner drains `c`'s actions. An action's sends are
+// immediate (how a handler reaches classic actors): they must not join
+// the batch in hand (see runner::appends_held), since a parallel actor is
+// an actor of no queue.
+void run_batch(cell& c, action_batch* b) noexcept {
+  executor& ex = c.dom->ex();
+  runner& w = *this_runner(ex);
+  {
+    const runner::appends_held hold{w};
+    run_each_action(ex, b->actions);
+  }
+  if (b->replaced)
+    w.retire(b->ran, &release_behaviour);
+  else
+    b->ran->release();
+  message_access::destroy(b->handled);
+  delete b;
+}
+
+// The actions of a parallel actor's commit, which owns the handled message
+// from here: queued in the actor's commit order, then run by this runner
+// or by the one draining the actor's actions already. For a become, while
+// the commit still holds the committing bit (see ordered_actions.hpp).
+// Running out of memory here ends the process (noexcept).
+void queue_actions(cell& c, transaction& tx, message& handled, behaviour_base* ran,
+                   bool replaced) noexcept {
+  if (!replaced) ran->retain();  // still the actor's: pinned, see behaviour_base::release
+  queue_batch(c.actions, new action_batch{nullptr, std::move(tx.actions), &handled, ran, replaced});
+}
+
+// Drains `c`'s actions, if nobody else does. The actor may be freed by the
+// last batch's message: it is kept meanwhile.
+void drain_actions(cell& c) noexcept {
+  retain(&c);
+  drain_batches<action_batch>(c.actions, [&c](action_batch* b) { run_batch(c, b); });
+  release(&c);
+}
 
 // A become of an actor created serialized (cell::exclusive). Its messages
 // all go to its home queue (place() sends them there from its creation on,
@@ -231,7 +272,8 @@ void commit_exclusive(executor& ex, cell& c, transaction& tx, runner& w, dispatc
   }
   commit_sends(tx, w, handled);
   install(c, std::exchange(tx.next, nullptr));
-  run_actions(ex, tx, w);
+  if (!tx.actions.empty()) [[unlikely]]
+    run_each_action(ex, tx.actions);
   running->release();
   counted.commits.add();
   counted.becomes.add();
@@ -341,9 +383,19 @@ void deliver(void* target, void* msg) noexcept {
     }
     if (tx.next == nullptr) {
       commit_sends(tx, w, *m);
-      run_actions(ex, tx, w);
       counted.commits.add();
-      break;
+      if (tx.actions.empty()) [[likely]]
+        break;
+      // An actor created serialized runs one commit at a time, in order:
+      // its actions run here, now. A parallel one's wait for their turn.
+      if (c.exclusive) {
+        run_each_action(ex, tx.actions);
+        break;
+      }
+      queue_actions(c, tx, *m, running, false);
+      drain_actions(c);
+      free_dropped(tx);
+      return;
     }
     if (c.exclusive) {
       commit_exclusive(ex, c, tx, w, counted, *m, running);
@@ -354,15 +406,20 @@ void deliver(void* target, void* msg) noexcept {
     // become since we read the slot, or is committing one now.
     if (claim(c, running)) {
       commit_sends(tx, w, *m);
-      install(c, std::exchange(tx.next, nullptr));
-      // Retired after the actions, which may read `running`'s captures: an
-      // action that asks is suspended, and its runner unpinned meanwhile,
-      // so a behaviour retired before it could be freed under it.
-      run_actions(ex, tx, w);
-      w.retire(running, &release_behaviour);
       counted.commits.add();
       counted.becomes.add();
-      break;
+      if (tx.actions.empty()) [[likely]] {
+        install(c, std::exchange(tx.next, nullptr));
+        w.retire(running, &release_behaviour);
+        break;
+      }
+      // Queued before the install, so in commit order; `running` is
+      // retired after them, since they may read its captures.
+      queue_actions(c, tx, *m, running, true);
+      install(c, std::exchange(tx.next, nullptr));
+      drain_actions(c);
+      free_dropped(tx);
+      return;
     }
     tx.discard();
     counted.collisions.add();

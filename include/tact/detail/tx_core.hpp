@@ -65,9 +65,11 @@ class behaviour_base {
 
   void retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
   // A count of 1 is the caller's own reference, and only the holder of a
-  // reference can add one (retain copies a handle; nothing takes one from
-  // an actor's slot), so nobody else can change the count: the closure is
-  // freed without a read-modify-write, as CAF's ref_counted::deref does.
+  // reference can add one (retain copies a handle, or keeps the behaviour
+  // a dispatch runs, read from its actor's slot under an epoch pin, which
+  // the slot's own release waits out), so nobody else can change the
+  // count: the closure is freed without a read-modify-write, as CAF's
+  // ref_counted::deref does.
   // The common case: a behaviour built in a handler, become'd, then
   // replaced. Acquire pairs with the release half of other holders' earlier
   // decrements, so their reads of the closure happen before its deletion.
@@ -102,6 +104,9 @@ struct cell {
   std::uint32_t home = 0;  // the one queue a serialized actor's messages go to
   domain* dom = nullptr;   // its system's
   atomic<std::uintptr_t> slot{0};  // behaviour_base*, plus the committing bit
+  // A parallel actor's on_commit actions waiting for their turn, and who
+  // runs them (see src/transactional/ordered_actions.hpp).
+  atomic<std::uintptr_t> actions{0};
 };
 
 inline void retain(cell* c) noexcept { c->refs.fetch_add(1, std::memory_order_relaxed); }

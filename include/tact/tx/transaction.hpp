@@ -80,9 +80,11 @@ inline actor_ref spawn(actor_system& system, behaviour initial, mode m = mode::p
       detail::tx::create(std::move(initial).release(), m == mode::serialized, &system));
 }
 
-// Only inside a handler: runs `action` on this worker if and when the
-// handler commits, after its sends are queued; dropped on rollback or on a
-// lost become race. For effects outside the transactional world, such as a
+// Only inside a handler: runs `action` if and when the handler commits,
+// after its sends are queued; dropped on rollback or on a lost become race.
+// The actions of one actor run one commit at a time, in its commit order,
+// possibly on another worker (docs/transactional.md, "What a commit
+// guarantees"). For effects outside the transactional world, such as a
 // send to a classic actor (tact::send itself is immediate, even from a
 // handler) or a timer. std::logic_error outside a handler.
 inline void on_commit(std::function<void()> action) {
