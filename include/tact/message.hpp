@@ -12,9 +12,13 @@ struct message_access;
 }
 
 // Base of every message a classic actor receives. A message is never
-// copied by a send: the sender keeps it alive until it is received (or
-// heap-allocates it and sets allocation::Delete, so the executor frees it
-// after delivery). One message may be sent to several actors at once.
+// copied by a send: the sender keeps it alive until its receiver is done
+// with it (or heap-allocates it and sets allocation::Delete, so the engine
+// frees it after delivery). The engine reads a message only as it delivers
+// it, before the receive starts, so the sender may free or reuse it once
+// the receive has returned, or earlier, once the receiving behaviour says
+// it will not touch it again (docs/concepts.md, "Who owns a classic
+// message"). One message may be sent to several actors at once.
 //
 //   struct greeting : tact::message { std::string text; };
 class TACT_API message {
@@ -34,10 +38,14 @@ class TACT_API message {
   // With checks on, destroying a message that was never sent is reported.
   virtual ~message();
 
-  // Examined by the executor after each delivery. Only from a behaviour
-  // that received this message, or by its owner while it is not in flight.
+  // What the engine does with this message once its receive returns:
+  // nothing (Nodelete: its sender owns it), delete it or destroy it. The
+  // engine reads it as it delivers the message, before the receive, and a
+  // set_allocation from that receive changes what it does after; it never
+  // reads the message after the receive. Only from a behaviour that
+  // received this message, or by its owner while it is not in flight.
   allocation get_allocation() const noexcept { return allocation_; }
-  void set_allocation(allocation a) noexcept { allocation_ = a; }
+  void set_allocation(allocation a) noexcept;
 
  private:
   friend struct detail::message_access;

@@ -32,14 +32,14 @@ inline constexpr allocation pill_action = std::same_as<P, delete_msg_t>    ? all
                                           : std::same_as<P, destroy_msg_t> ? allocation::Destroy
                                                                            : allocation::Finished;
 
-// The message's own allocation action, after it has been delivered. The
-// common Nodelete case is a load and a branch; the rest is in the library
-// (the virtual destructor finds the most derived type).
-inline void dispose(message& m) noexcept {
-  const allocation how = m.get_allocation();
+// The allocation action `how` of a message the engine is done with. The
+// common Nodelete case is a branch; the rest is in the library (the
+// virtual destructor finds the most derived type).
+inline void dispose(message& m, allocation how) noexcept {
   if (how == allocation::Delete || how == allocation::Destroy) [[unlikely]]
     dispose_message(m, how);
 }
+inline void dispose(message& m) noexcept { dispose(m, m.get_allocation()); }
 
 // The trampoline of a (receiver type, message type) pair: recovers both
 // static types, runs the behaviour, then the message's and the actor's
@@ -58,6 +58,8 @@ void deliver(void* target, void* msg) noexcept {
     if (const std::uint32_t running = actor_access::enter(a); running != 0) [[unlikely]]
       report_overlap(typeid(A), typeid(M), running);
   }
+  // The message is read here and not after the receive (see begin_delivery).
+  begin_delivery(m);
   allocation outcome = allocation::Nodelete;
   try {
     outcome = a.receive(m);
@@ -67,9 +69,10 @@ void deliver(void* target, void* msg) noexcept {
       m.behaviour_failed(std::current_exception());
     report_exception(a, typeid(A), typeid(M));
   }
+  const allocation how = delivery_allocation();
   // Before the allocation actions, which may free the actor.
   if constexpr (build::checks) actor_access::leave(a);
-  dispose(m);
+  dispose(m, how);
   if (outcome != allocation::Nodelete) retire(a, outcome);
   if constexpr (build::checks) land(a);
 }
@@ -116,8 +119,9 @@ bool post_to(A& receiver, void* msg, run_fn run) {
 // Sends `msg` to `receiver`: safe from any thread, inside or outside a
 // behaviour. Never blocks on the receiver, allocates nothing once the
 // receiver's queue has grown to its working size, and returns the receiver
-// so sends cascade. The message is not copied: it must stay alive until
-// received (see message). Compiles only if the receiver accepts M.
+// so sends cascade. The message is not copied: it must stay alive until its
+// receiver is done with it (see message). Compiles only if the receiver
+// accepts M.
 template <class A, class M>
 requires std::derived_from<A, actor> && std::derived_from<std::remove_cvref_t<M>, message> A& send(
     A& receiver, M&& msg) {

@@ -39,6 +39,9 @@ struct worker_stats {
   // Fibers made, each with its own stack, for behaviours that wait; kept
   // and reused, so this grows with how many wait at once, not how often.
   std::uint64_t fibers_made = 0;
+  // Batches a helping asker cut short once answered or out of time, the
+  // rest given back to their queue (see docs/ask.md, "The helping asker").
+  std::uint64_t batches_given_back = 0;
   // Transactional actors.
   std::uint64_t tx_dispatches = 0;       // transactional envelopes run (a forward to a home queue runs twice)
   std::uint64_t tx_commits = 0;          // handlers that committed
@@ -77,6 +80,7 @@ struct worker_stats {
     messages_discarded += other.messages_discarded;
     suspensions += other.suspensions;
     fibers_made += other.fibers_made;
+    batches_given_back += other.batches_given_back;
     tx_dispatches += other.tx_dispatches;
     tx_commits += other.tx_commits;
     tx_becomes += other.tx_becomes;

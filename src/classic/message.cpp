@@ -1,12 +1,23 @@
 #include <tact/message.hpp>
 
 #include <tact/build_config.hpp>
+#include <tact/detail/behaviour_local.hpp>
+#include <tact/detail/classic_hooks.hpp>
 #include <tact/diagnostic.hpp>
 
 #include "executor/seam.hpp"
 #include "support/type_name.hpp"
 
 namespace tact {
+
+// From the receive of this message: changes what its delivery does after
+// it (see detail::begin_delivery).
+void message::set_allocation(allocation a) noexcept {
+  allocation_ = a;
+  const auto me = reinterpret_cast<std::uintptr_t>(this);
+  if ((detail::behaviour_local & ~detail::allocation_bits) == me)
+    detail::behaviour_local = me | static_cast<std::uintptr_t>(a);
+}
 
 message::~message() {
   if constexpr (build::checks) {

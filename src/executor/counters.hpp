@@ -29,6 +29,7 @@ struct worker_counters {
   counter messages_discarded;
   counter suspensions;
   counter fibers_made;
+  counter batches_given_back;
 
   worker_stats snapshot() const noexcept {
     return {.actors_created = actors_created.get(),
@@ -50,7 +51,8 @@ struct worker_counters {
             .messages_rejected = messages_rejected.get(),
             .messages_discarded = messages_discarded.get(),
             .suspensions = suspensions.get(),
-            .fibers_made = fibers_made.get()};
+            .fibers_made = fibers_made.get(),
+            .batches_given_back = batches_given_back.get()};
   }
 };
 

@@ -1,5 +1,7 @@
 #include "executor/fibers.hpp"
 
+#include <tact/detail/behaviour_local.hpp>
+
 #include <algorithm>
 #include <memory>
 #include <utility>
@@ -47,7 +49,8 @@ class fiber_pool::context {
 
   ctx::fiber resume_point;  // while not running
   state now = state::running;
-  exception_state exceptions;  // while not running
+  exception_state exceptions;          // while not running
+  std::uintptr_t behaviour_local = 0;  // while not running
   // AddressSanitizer: the stack's lowest address and size (the native
   // one's is learnt at the first switch away from it), and its fake stack
   // while switched away.
@@ -215,7 +218,7 @@ void fiber_pool::switch_to(context& to) noexcept {
   previous_ = &from;
   running_ = &to;
   to.now = context::state::running;
-  exchange_exception_state(from, to);
+  exchange_thread_state(from, to);
 #if defined(TACT_FIBERS_ASAN)
   __sanitizer_start_switch_fiber(&from.fake_stack, to.stack_bottom, to.stack_size);
 #endif
@@ -261,7 +264,7 @@ ctx::fiber fiber_pool::depart() noexcept {
   previous_ = &from;
   running_ = &to;
   to.now = context::state::running;
-  exchange_exception_state(from, to);
+  exchange_thread_state(from, to);
 #if defined(TACT_FIBERS_ASAN)
   __sanitizer_start_switch_fiber(nullptr, to.stack_bottom, to.stack_size);
 #endif
@@ -272,26 +275,28 @@ void fiber_pool::forget(context& ended) noexcept {
 #if defined(TACT_FIBERS_TSAN)
   __tsan_destroy_fiber(ended.tsan_fiber);
 #endif
-  const auto it = std::find_if(fibers_.begin(), fibers_.end(),
-                               [&](const std::unique_ptr<context>& c) { return c.get() == &ended; });
+  const auto it =
+      std::find_if(fibers_.begin(), fibers_.end(),
+                   [&](const std::unique_ptr<context>& c) { return c.get() == &ended; });
   fibers_.erase(it);
 }
 
-// The C++ runtime keeps the exceptions being handled (a stack threaded
-// through the exception objects) and the count of those in flight per
-// thread. A behaviour that waits inside a catch block, while another
-// context catches and rethrows, would otherwise pop the other's exception.
-// The layout is libstdc++'s __cxa_eh_globals on targets without the ARM
-// EABI unwinder; elsewhere nothing is exchanged (do not wait in a catch
-// block there).
-void fiber_pool::exchange_exception_state(context& from, context& to) noexcept {
+constinit thread_local std::uintptr_t behaviour_local = 0;
+
+// What the thread keeps per context: the running behaviour's word (see
+// tact/detail/behaviour_local.hpp), and the C++ runtime's exceptions being
+// handled (a stack threaded through the exception objects) and count of
+// those in flight. A behaviour that waits inside a catch block, while
+// another context catches and rethrows, would otherwise pop the other's
+// exception. Their layout is libstdc++'s __cxa_eh_globals on targets
+// without the ARM EABI unwinder; elsewhere they are not exchanged (do not
+// wait in a catch block there).
+void fiber_pool::exchange_thread_state(context& from, context& to) noexcept {
+  from.behaviour_local = std::exchange(detail::behaviour_local, to.behaviour_local);
 #if defined(__GLIBCXX__) && !defined(__arm__)
   auto* globals = reinterpret_cast<exception_state*>(abi::__cxa_get_globals());
   from.exceptions = *globals;
   *globals = to.exceptions;
-#else
-  (void)from;
-  (void)to;
 #endif
 }
 

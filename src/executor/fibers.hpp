@@ -29,7 +29,7 @@ namespace tact::detail {
 // use changes) and ThreadSanitizer (each context is a TSan fiber), and each
 // context keeps its own C++ exception state (the exceptions being handled,
 // which the runtime keeps per thread), so a behaviour may wait inside a
-// catch block while another runs.
+// catch block while another runs. Likewise its own detail::behaviour_local.
 class fiber_pool {
  public:
   class context;
@@ -88,14 +88,14 @@ class fiber_pool {
   void arrived(boost::context::fiber from) noexcept;
   boost::context::fiber depart() noexcept;
   void forget(context& ended) noexcept;
-  static void exchange_exception_state(context& from, context& to) noexcept;
+  static void exchange_thread_state(context& from, context& to) noexcept;
 
   const std::size_t stack_size_;
   void (*const loop_)(void*);
   void* const owner_;
   std::unique_ptr<context> native_;
-  std::vector<std::unique_ptr<context>> fibers_;  // made and not ended
-  std::vector<context*> idle_;                    // fibers that will run the loop next
+  std::vector<std::unique_ptr<context>> fibers_;       // made and not ended
+  std::vector<context*> idle_;                         // fibers that will run the loop next
   std::vector<boost::context::stack_context> stacks_;  // stacks of ended fibers, for reuse
   context* running_ = nullptr;
   context* previous_ = nullptr;  // the context that switched to the running one

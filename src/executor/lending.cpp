@@ -25,7 +25,7 @@ void guest::fiber_loop(runner& self) {
 // A pass stays open (the guest counts as busy for quiescence) for as long
 // as behaviours it ran are suspended: the system is not quiescent while
 // they wait.
-bool guest::help() {
+bool guest::help(const help_limit* limit) {
   if (!open_pass_) {
     owner().quiet().pass_begins();
     open_pass_ = true;
@@ -36,13 +36,18 @@ bool guest::help() {
     // comes back here when it is needed again (or must end).
     worked = resume_ready() || drain_all_held() > 0;
   }
-  const std::uint32_t queues = owner().queue_count();
+  // No new batch once the lender has had enough.
+  const std::uint32_t queues =
+      limit != nullptr && limit->reached() ? 0 : owner().queue_count();
   for (std::uint32_t i = 0; i < queues && !worked; ++i) {
     const std::uint32_t index = next_;
     next_ = next_ + 1 == queues ? 0 : next_ + 1;
     work_queue& q = owner().queue_at(index);
     if (!q.looks_empty() && q.gulp() == work_queue::gulp_result::taken) {
-      process(q, index);
+      if (limit != nullptr)
+        process(q, index, *limit);
+      else
+        process(q, index);
       worked = true;
     }
   }

@@ -23,8 +23,10 @@ class guest : public runner {
   // On the lender's thread: runs one batch of any queue with mail, or
   // resumes a behaviour of this guest whose wait is over; false if it
   // found nothing. A pass counts as busy for quiescence, and stays open
-  // while behaviours it ran wait.
-  bool help();
+  // while behaviours it ran wait. With a limit (the lender's own ask),
+  // the batch is cut short once the limit is reached (see
+  // runner::process).
+  bool help(const help_limit* limit = nullptr);
 
  private:
   friend class lending;

@@ -1,5 +1,6 @@
 #include "executor/runner.hpp"
 
+#include <new>
 #include <utility>
 
 #include "executor/executor.hpp"
@@ -79,8 +80,20 @@ void runner::count_appended() noexcept {
 }
 
 std::uint64_t runner::process(work_queue& q, std::uint32_t index) {
+  return run_batch(q, index, [] { return false; });
+}
+
+std::uint64_t runner::process(work_queue& q, std::uint32_t index, const help_limit& limit) {
+  return run_batch(q, index, [&limit] { return limit.reached(); });
+}
+
+// `enough()` is asked after each envelope but the last; once true, the
+// rest of the batch goes back to q.
+template <class Enough>
+std::uint64_t runner::run_batch(work_queue& q, std::uint32_t index, Enough enough) {
   TACT_ASSERT(q.being_processed() && current_ == nullptr,
               "a runner processes a batch it gulped, one at a time");
+  const behaviour_local_kept kept;
   copy_queue& batch = q.batch();
   counters.gulps.add();
   counters.gulped_messages.add(batch.size());
@@ -88,6 +101,7 @@ std::uint64_t runner::process(work_queue& q, std::uint32_t index) {
   current_index_ = index;
   budget_ = local_batch_;
   std::uint64_t processed = 0;
+  bool given_back = false;
   // The envelope's words are read out before it runs (the behaviour may
   // append to this batch, which may move the array), one scalar load each:
   // a sender just wrote them with three 8-byte stores, and a wider load
@@ -102,6 +116,17 @@ std::uint64_t runner::process(work_queue& q, std::uint32_t index) {
     running_target_ = target;
     run(target, message);
     ++processed;
+    // (A behaviour that waited took the batch to the held queue: empty.)
+    if (!batch.empty() && enough()) [[unlikely]] {
+      try {
+        if (sleeper* parked = q.give_back()) parked->wake();
+        counters.batches_given_back.add();
+        given_back = true;
+        break;
+      } catch (const std::bad_alloc&) {
+        // The mail could not join the batch: run it all, as usual.
+      }
+    }
   }
   // A behaviour waited (see suspend()): the rest of the batch went to the
   // held queue, leaving this one empty, and other contexts have been
@@ -116,7 +141,7 @@ std::uint64_t runner::process(work_queue& q, std::uint32_t index) {
   unpin();
   count_appended();
   counters.messages_processed.add(processed);
-  q.finish();
+  if (!given_back) q.finish();
   return processed;
 }
 
@@ -124,6 +149,7 @@ void runner::step(work_queue& q, std::uint32_t index) {
   TACT_ASSERT(q.being_processed() && !q.batch().empty(), "a step runs a gulped, unfinished batch");
   // What a nested step interrupts: the step of another queue, whose
   // behaviour is waiting (see stepper).
+  const behaviour_local_kept kept;
   runner* const outer_runner = std::exchange(this_thread_runner, this);
   work_queue* const outer = std::exchange(current_, &q);
   const std::uint32_t outer_index = std::exchange(current_index_, index);

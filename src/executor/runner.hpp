@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 
+#include <tact/detail/behaviour_local.hpp>
 #include <tact/detail/envelope.hpp>
 
 #include "executor/counters.hpp"
@@ -28,6 +29,32 @@ struct wake_condition {
   // able to see it.
   status (*poll)(wake_condition& self, bool expired) noexcept;
   std::chrono::steady_clock::time_point deadline;
+};
+
+// When a runner helping on behalf of a waiter has helped enough: once
+// done(context) (its answer came) or the deadline has passed.
+struct help_limit {
+  bool (*done)(const void* context) noexcept;
+  const void* context;
+  std::chrono::steady_clock::time_point deadline;
+
+  bool reached() const noexcept {
+    return done(context) || std::chrono::steady_clock::now() >= deadline;
+  }
+};
+
+// Around every run of envelopes: a behaviour that runs others on its own
+// context (a sponsor run from inside it) finds its behaviour_local as it
+// left it when they return (see tact/detail/behaviour_local.hpp).
+class behaviour_local_kept {
+ public:
+  behaviour_local_kept() noexcept = default;
+  ~behaviour_local_kept() { behaviour_local = saved_; }
+  behaviour_local_kept(const behaviour_local_kept&) = delete;
+  behaviour_local_kept& operator=(const behaviour_local_kept&) = delete;
+
+ private:
+  const std::uintptr_t saved_ = behaviour_local;
 };
 
 // The core of every thread that runs messages for an executor: it runs
@@ -141,6 +168,11 @@ class runner : public sleeper {
   // behaviour suspended, see suspend(): then the queue stays held here).
   // Returns the envelopes run.
   std::uint64_t process(work_queue& q, std::uint32_t index);
+  // The same for a runner that helps on behalf of a waiter (a guest): once
+  // `limit` says enough, between two envelopes, it gives the rest of the
+  // batch back to q (work_queue::give_back) and returns, so the waiter is
+  // late by at most one message's run.
+  std::uint64_t process(work_queue& q, std::uint32_t index, const help_limit& limit);
   // Runs the next envelope of q's batch (the deterministic executor, one
   // message per step). @pre as for process(), and the batch is not empty;
   // finishes q once its batch is. May nest: a behaviour that waits runs
@@ -200,6 +232,8 @@ class runner : public sleeper {
 
   static void loop_of(void* self);
   void count_appended() noexcept;
+  template <class Enough>
+  std::uint64_t run_batch(work_queue& q, std::uint32_t index, Enough enough);
   std::uint64_t drain_held(work_queue& q, std::uint32_t index);
   void run_held(work_queue& q, std::uint32_t index, const envelope& e);
   void run_stash(work_queue& q, std::uint32_t index, void* target);

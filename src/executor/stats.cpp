@@ -13,7 +13,7 @@ std::ostream& operator<<(std::ostream& out, const worker_stats& s) {
              << s.steal_no_candidate << ", failed swaps " << s.steal_failed_swaps << "), steals "
              << s.steals << " (" << s.messages_stolen << " messages, average "
              << s.average_steal_size() << "); parks " << s.parks << ", wake-ups " << s.wakeups << "; dead letters "
-             << s.dead_letters << "; suspended behaviours " << s.suspensions << " (fibers made " << s.fibers_made << ")"
+             << s.dead_letters << "; suspended behaviours " << s.suspensions << " (fibers made " << s.fibers_made << "); batches given back " << s.batches_given_back
              << "; transactional: dispatched " << s.tx_dispatches
              << ", committed " << s.tx_commits << " (becomes " << s.tx_becomes
              << "), collisions " << s.tx_collisions << ", retries " << s.tx_retries

@@ -168,6 +168,7 @@ std::uint64_t runner::drain_held(work_queue& q, std::uint32_t index) {
 }
 
 void runner::run_held(work_queue& q, std::uint32_t index, const envelope& e) {
+  const behaviour_local_kept kept;
   current_ = &q;
   current_index_ = index;
   budget_ = 0;
@@ -195,6 +196,7 @@ void runner::run_stash(work_queue& q, std::uint32_t index, void* target) {
       return;
     }
     const envelope e = b.take();
+    const behaviour_local_kept kept;
     current_ = &q;
     current_index_ = index;
     budget_ = 0;

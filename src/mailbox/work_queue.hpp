@@ -104,6 +104,26 @@ class work_queue {
     being_processed_.store(false, std::memory_order_release);
   }
 
+  // A runner that stops partway through its batch (a guest whose ask was
+  // answered, or ran out of time) gives the rest back: it goes in front of
+  // the mail that came since the gulp, so per-sender order holds, and the
+  // queue can be gulped again. Returns the sleeper registered waiting for
+  // mail (parked before that mail came), to wake. Throws std::bad_alloc if
+  // the batch cannot take the mail in, and then nothing changed: the
+  // caller keeps processing the batch.
+  // @pre the caller gulped the queue and holds no behaviour of it suspended.
+  sleeper* give_back() {
+    TACT_ASSERT(being_processed(), "a batch is given back by the thread that gulped it");
+    std::lock_guard guard{lock_};
+    batch_.take_all(mailbox_);
+    mailbox_.swap(batch_);
+    batch_.recycle();
+    pending_.store(mailbox_.size(), std::memory_order_relaxed);
+    // Release, as in finish(): the next gulp sees what this batch did.
+    being_processed_.store(false, std::memory_order_release);
+    return std::exchange(waiter_, nullptr);
+  }
+
   // Parking: registers `w` to be returned by the next post(), provided
   // the mailbox is empty now. Under the lock, so a post either happened
   // before (and we see its mail) or happens after (and sees `w`).

@@ -144,3 +144,27 @@ TEST_CASE("discarding a queue drops and counts what is still queued") {
   CHECK(q.looks_empty());
   CHECK(q.gulp() == gulp::empty);
 }
+
+TEST_CASE("a batch given back goes in front of the mail that came since, and can be gulped again") {
+  // Small arrays, so the batch grows to take the mail in.
+  const std::uintptr_t batched = GENERATE(1u, 3u, 20u);
+  const std::uintptr_t later = GENERATE(0u, 1u, 7u, 40u);
+  INFO(batched << " batched, " << later << " posted meanwhile");
+  work_queue q{2};
+  for (std::uintptr_t i = 0; i < batched + 2; ++i) q.post(numbered(i));
+  REQUIRE(q.gulp() == gulp::taken);
+  // Two run, the rest is given back.
+  for (std::uintptr_t i = 0; i < 2; ++i) REQUIRE(number_of(q.batch().pop()) == i);
+  for (std::uintptr_t i = 0; i < later; ++i) q.post(numbered(1000 + i));
+  parked owner;
+  if (later == 0) REQUIRE(q.register_waiter(&owner, nullptr));
+  tact::detail::sleeper* const to_wake = q.give_back();
+  CHECK(to_wake == (later == 0 ? &owner : nullptr));  // registered before the mail came
+  CHECK_FALSE(q.being_processed());
+  CHECK(q.queued() == batched + later);
+  REQUIRE(q.gulp() == gulp::taken);
+  REQUIRE(q.batch().size() == batched + later);
+  for (std::uintptr_t i = 0; i < batched; ++i) CHECK(number_of(q.batch().pop()) == i + 2);
+  for (std::uintptr_t i = 0; i < later; ++i) CHECK(number_of(q.batch().pop()) == 1000 + i);
+  q.finish();
+}

@@ -7,6 +7,7 @@
 
 #include <tact/actor.hpp>
 #include <tact/build_config.hpp>
+#include <tact/detail/behaviour_local.hpp>
 #include <tact/detail/envelope.hpp>
 #include <tact/export.hpp>
 #include <tact/message.hpp>
@@ -49,6 +50,26 @@ struct actor_access {
   }
   static void leave(actor& a) noexcept { a.in_receive_.fetch_sub(1, std::memory_order_relaxed); }
 };
+
+// The classic delivery in progress on this thread, in behaviour_local: its
+// message's address and, in the low bits the message's alignment leaves
+// free, what the engine does with it once its receive returns. Read before
+// the receive, updated by message::set_allocation from the receive, so
+// that the engine never reads the message after the receive, when it may
+// be its sender's again. Only the running behaviour calls set_allocation
+// on the message it received, and the running behaviour's delivery is
+// always the one in behaviour_local.
+inline constexpr std::uintptr_t allocation_bits = 3;
+static_assert(alignof(message) > allocation_bits &&
+              std::uint8_t(allocation::Finished) <= allocation_bits);
+
+inline void begin_delivery(const message& m) noexcept {
+  behaviour_local =
+      reinterpret_cast<std::uintptr_t>(&m) | static_cast<std::uintptr_t>(m.get_allocation());
+}
+inline allocation delivery_allocation() noexcept {
+  return static_cast<allocation>(behaviour_local & allocation_bits);
+}
 
 struct message_access {
   static void mark_sent(message& m) noexcept { m.sent_.store(true, std::memory_order_relaxed); }

@@ -70,11 +70,22 @@ reply_base::state await_suspended(runner& self, reply_base& slot,
   return settled(state);
 }
 
+// Whether an asker's slot is no longer open: answered (or abandoned).
+bool slot_settled(const void* slot) noexcept {
+  const std::uint32_t s =
+      reply_access::state(*static_cast<reply_base*>(const_cast<void*>(slot)))
+          .load(std::memory_order_acquire);
+  return s != reply_base::pending && s != reply_base::waiting && s != reply_base::suspended;
+}
+
 // A thread outside the actor world (or a sponsor's) asks.
 reply_base::state await_helping(executor& ex, reply_base& slot,
                                 std::chrono::steady_clock::time_point deadline) {
   std::atomic<std::uint32_t>& state = reply_access::state(slot);
   lending& lent = ex.lent();
+  // Helping stops between two messages once the answer is there or the
+  // deadline has passed: the rest of a batch goes back to its queue.
+  const help_limit limit{&slot_settled, &slot, deadline};
   guest* helper = nullptr;  // held across rounds while behaviours it ran wait
   for (;;) {
     const std::uint32_t now_state = state.load(std::memory_order_acquire);
@@ -87,7 +98,7 @@ reply_base::state await_helping(executor& ex, reply_base& slot,
     if (!open && helper == nullptr) return static_cast<reply_base::state>(now_state);
     if (helper == nullptr) helper = lent.take_guest();
     if (helper != nullptr) {
-      const bool worked = helper->help();
+      const bool worked = helper->help(&limit);
       if (!helper->busy()) {
         lent.release_guest(*helper);
         helper = nullptr;
