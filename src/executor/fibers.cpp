@@ -3,10 +3,16 @@
 #include <tact/detail/behaviour_local.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <memory>
+#include <string>
+#include <system_error>
 #include <utility>
 
-#include <boost/context/protected_fixedsize_stack.hpp>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <boost/context/stack_context.hpp>
 
 #include "support/assert.hpp"
 
@@ -61,9 +67,49 @@ class fiber_pool::context {
   void* tsan_fiber = nullptr;
 };
 
-// Stacks with a guard page (an overflow faults instead of overwriting the
-// neighbour), mapped once and kept by the pool when their fiber ends, so
-// that a worker that needs fibers again reuses them.
+namespace {
+
+std::size_t page_size() noexcept { return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)); }
+
+[[noreturn]] void refuse_stack(int error, const char* what) {
+  throw std::system_error{
+      error, std::generic_category(),
+      std::string{"tact: a behaviour cannot wait: "} + what +
+          " (each waiting behaviour's stack is two memory mappings, and a process has at most "
+          "vm.max_map_count of them: about 32,000 behaviours waiting at once by default)"};
+}
+
+// A stack of `size` bytes whose lowest page is a guard: an overflow faults
+// instead of overwriting the neighbour. Boost's protected_fixedsize_stack
+// does not check that the guard was set (release builds then hand out
+// stacks without one once the process runs out of mappings), so the
+// stacks are mapped here, and a stack without its guard is never used.
+ctx::stack_context map_stack(std::size_t size) {
+  const std::size_t page = page_size();
+  size = std::max((size + page - 1) / page * page, 2 * page);
+  void* const base =
+      ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (base == MAP_FAILED) refuse_stack(errno, "no memory could be mapped for its stack");
+  if (::mprotect(base, page, PROT_NONE) != 0) {
+    const int error = errno;
+    ::munmap(base, size);
+    refuse_stack(error, "its stack's guard page could not be set");
+  }
+  ctx::stack_context s;
+  s.size = size;
+  s.sp = static_cast<char*>(base) + size;
+  return s;
+}
+
+void unmap_stack(const ctx::stack_context& s) noexcept {
+  ::munmap(static_cast<char*>(s.sp) - s.size, s.size);
+}
+
+}  // namespace
+
+// Stacks with a guard page (see map_stack), mapped once and kept by the
+// pool when their fiber ends, so that a worker that needs fibers again
+// reuses them.
 class fiber_pool::stack_allocator {
  public:
   stack_allocator(fiber_pool& pool, context& owner) noexcept : pool_{&pool}, owner_{&owner} {}
@@ -71,7 +117,7 @@ class fiber_pool::stack_allocator {
   ctx::stack_context allocate() {
     ctx::stack_context s;
     if (pool_->stacks_.empty()) {
-      s = ctx::protected_fixedsize_stack{pool_->stack_size_}.allocate();
+      s = map_stack(pool_->stack_size_);
     } else {
       s = pool_->stacks_.back();
       pool_->stacks_.pop_back();
@@ -106,7 +152,7 @@ fiber_pool::fiber_pool(std::size_t stack_size, void (*loop)(void*), void* owner)
 
 fiber_pool::~fiber_pool() {
   TACT_ASSERT(fibers_.empty(), "a pool's fibers end (leave()) before the pool goes");
-  for (ctx::stack_context& s : stacks_) ctx::protected_fixedsize_stack{stack_size_}.deallocate(s);
+  for (const ctx::stack_context& s : stacks_) unmap_stack(s);
 }
 
 // Per lending of a guest, so cheap, and it cannot fail (an ask from outside

@@ -7,12 +7,18 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
+
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <tact/tact.hpp>
 #include <tact/transactional.hpp>
 
+#include "support/in_child.hpp"
 #include "support/test_support.hpp"
 
 // ask inside a classic behaviour: the behaviour is suspended on a fiber
@@ -514,13 +520,13 @@ TEST_CASE("a behaviour suspended in an ask does not hold back reclamation") {
     };
     // Queues are dealt round robin from this thread (actors and
     // transactional homes alike): 0, 1, 0, 1, ...
-    blocker b{system};                                              // 0
-    leaf spacer{system};                                            // 1
-    waiter w{system, far};                                          // 0
-    const tx::actor_ref nop = tx::spawn(system, {[](int) {}});      // 1
+    blocker b{system};                                                // 0
+    leaf spacer{system};                                              // 1
+    waiter w{system, far};                                            // 0
+    const tx::actor_ref nop = tx::spawn(system, {[](int) {}});        // 1
     const tx::actor_ref spacer_tx = tx::spawn(system, {[](int) {}});  // 0
     const tx::actor_ref counter =
-        tx::spawn(system, tracked(freed), tx::mode::serialized);   // 1, for good
+        tx::spawn(system, tracked(freed), tx::mode::serialized);  // 1, for good
     go hold;
     b | hold;
     while (!b.entered.load()) std::this_thread::yield();
@@ -545,4 +551,74 @@ TEST_CASE("a behaviour suspended in an ask does not hold back reclamation") {
     finish(system, b, spacer, w);
   }
   finish(elsewhere, far_blocker, far);
+}
+
+namespace {
+
+// Asks once and notes how the ask ended: answered, or refused with the
+// error it threw.
+struct asking_once : tact::actor {
+  asking_once(tact::actor_system& system, leaf& l) : tact::actor{system}, target{l} {}
+  leaf& target;
+  std::atomic<int> outcome{0};  // 1 answered, 2 std::system_error, 3 anything else
+  std::string error;
+  tact::allocation receive(go&) {
+    try {
+      outcome = tact::ask(target, square{3}, patient).value() == 9 ? 1 : 3;
+    } catch (const std::system_error& e) {
+      error = e.what();
+      outcome = 2;
+    } catch (const std::exception& e) {
+      error = e.what();
+      outcome = 3;
+    }
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a behaviour that cannot get a stack with a guard page is refused with an error") {
+  // Each waiting behaviour's stack is a mapping plus its guard, which
+  // splits it in two; a process has a bounded number of mappings. Here a
+  // child process uses them all up, keeping one, so the stack can be
+  // mapped but its guard not set: the ask must throw a system_error
+  // saying so, not run on a stack without a guard (Boost's stack
+  // allocator does, in release builds) nor abort.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // The sanitizers' runtimes map memory as they go: out of mappings, they
+  // fail before the engine does.
+  WARN("not under a sanitizer");
+  return;
+#endif
+  const auto child = tact::test::in_child([] {
+    // One malloc arena, grown by brk: the worker's allocations then need
+    // no new mapping.
+    ::mallopt(M_ARENA_MAX, 1);
+    tact::actor_system system{{.workers = 1}};
+    leaf l{system};
+    asking_once asker{system, l};
+    std::vector<void*> maps;
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    for (int prot = PROT_READ;; prot = prot == PROT_READ ? PROT_WRITE : PROT_READ) {
+      // Alternating protections, so that neighbours do not merge.
+      void* p = ::mmap(nullptr, page, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) break;
+      maps.push_back(p);
+    }
+    ::munmap(maps.back(), page);  // room for the stack's mapping, not for its guard
+    go start;
+    asker | start;
+    while (asker.outcome.load() == 0) std::this_thread::yield();
+    for (void* p : maps) ::munmap(p, page);
+    std::fprintf(stderr, "outcome %d: %s\n", asker.outcome.load(), asker.error.c_str());
+    system.await_quiescence();
+    asker | tact::finished_msg;
+    l | tact::finished_msg;
+    system.stop();
+  });
+  INFO(child.error);
+  CHECK_FALSE(child.aborted);
+  CHECK(child.error.find("outcome 2: tact: a behaviour cannot wait: its stack's guard page could "
+                         "not be set") != std::string::npos);
 }
