@@ -85,6 +85,7 @@
 #include <chrono>
 #include <cstdint>
 #include <future>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -222,6 +223,64 @@ void behaviour_ask(benchmark::State& state) {
   report_per_message(state, round_trips);
   a | tact::finished_msg;
   c | tact::finished_msg;
+  system.stop();
+}
+
+// ---- many_waiting -----------------------------------------------------------
+// N behaviours wait at once, each asking one gate that answers them all
+// when the last has asked: the cost per waiting behaviour must not grow
+// with N (it once grew with N: every suspension looked at all the others).
+
+struct admit : tact::request<int> {};
+
+struct gate : tact::actor {
+  explicit gate(tact::actor_system& system) : tact::actor{system} {}
+  std::size_t expected = 0;
+  std::vector<admit*> waiting;
+  tact::allocation receive(admit& m) {
+    // ask made it on the heap (Delete): kept here until answered, then
+    // freed here.
+    m.set_allocation(tact::allocation::Nodelete);
+    waiting.push_back(&m);
+    if (waiting.size() == expected) {
+      for (admit* w : waiting) {
+        w->reply(1);
+        delete w;
+      }
+      waiting.clear();
+    }
+    return Nodelete;
+  }
+};
+
+struct waiter : tact::actor {
+  waiter(tact::actor_system& system, gate& g) : tact::actor{system}, gate_{g} {}
+  tact::allocation receive(go&) {
+    if (!tact::ask(gate_, admit{}, patient)) ++wrong;
+    return Nodelete;
+  }
+  gate& gate_;
+  long wrong = 0;
+};
+
+void many_waiting(benchmark::State& state) {
+  tact::actor_system system{{.workers = 1, .fiber_stack_size = 64 * 1024}};
+  const auto n = static_cast<std::size_t>(state.range(0));
+  gate g{system};
+  g.expected = n;
+  std::vector<std::unique_ptr<waiter>> waiters;
+  for (std::size_t i = 0; i < n; ++i) waiters.push_back(std::make_unique<waiter>(system, g));
+  go start;
+  for (auto _ : state) {
+    for (auto& w : waiters) *w | start;
+    system.await_quiescence();
+  }
+  long wrong = 0;
+  for (auto& w : waiters) wrong += w->wrong;
+  fail_unless(wrong == 0, "many waiting: an ask was not answered");
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+  for (auto& w : waiters) *w | tact::finished_msg;
+  g | tact::finished_msg;
   system.stop();
 }
 
@@ -458,6 +517,8 @@ BENCHMARK(behaviour_callback)
     ->Arg(2)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(many_waiting)->ArgName("waiting")->Arg(1000)->Arg(4000)->Arg(16000)->UseRealTime()->Unit(
+    benchmark::kMillisecond);
 BENCHMARK(tx_ask_roundtrip)->ArgName("workers")->Arg(1)->Arg(2)->UseRealTime()->Unit(
     benchmark::kMillisecond);
 BENCHMARK(timer_throughput)->ArgName("workers")->Arg(1)->Arg(2)->UseRealTime()->Unit(

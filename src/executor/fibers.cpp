@@ -15,6 +15,7 @@
 #include <boost/context/stack_context.hpp>
 
 #include "support/assert.hpp"
+#include "support/reserve.hpp"
 
 #if defined(__GLIBCXX__)
 #include <cxxabi.h>
@@ -57,6 +58,7 @@ class fiber_pool::context {
   state now = state::running;
   exception_state exceptions;          // while not running
   std::uintptr_t behaviour_local = 0;  // while not running
+  std::size_t slot = 0;                // a fiber's place in fibers_
   // AddressSanitizer: the stack's lowest address and size (the native
   // one's is learnt at the first switch away from it), and its fake stack
   // while switched away.
@@ -186,9 +188,9 @@ bool fiber_pool::prepare() {
   if (!idle_.empty()) return false;
   // Room for the bookkeeping pushes that must not throw later: every fiber
   // may become idle (resume()), and every stack may come back (an ending).
-  fibers_.reserve(fibers_.size() + 1);
-  idle_.reserve(fibers_.size() + 1);
-  stacks_.reserve(stacks_.size() + fibers_.size() + 1);
+  reserve_at_least(fibers_, fibers_.size() + 1);
+  reserve_at_least(idle_, fibers_.size() + 1);
+  reserve_at_least(stacks_, stacks_.size() + fibers_.size() + 1);
   idle_.push_back(&make_fiber());
   return true;
 }
@@ -204,7 +206,9 @@ void fiber_pool::suspend() noexcept {
 void fiber_pool::resume(context& c) noexcept {
   // An idle native context is not in idle_: a fiber hands the loop back to
   // it (see pool_worker::loop) rather than it being picked for a suspension.
-  if (const auto it = std::find(idle_.begin(), idle_.end(), &c); it != idle_.end()) idle_.erase(it);
+  if (c.now == context::state::idle)
+    if (const auto it = std::find(idle_.begin(), idle_.end(), &c); it != idle_.end())
+      idle_.erase(it);
   running_->now = context::state::idle;
   if (running_ != native_.get()) idle_.push_back(running_);  // reserved by prepare()
   switch_to(c);
@@ -241,6 +245,7 @@ fiber_pool::context& fiber_pool::make_fiber() {
 #if defined(TACT_FIBERS_TSAN)
   __tsan_switch_to_fiber(running_->tsan_fiber, 0);
 #endif
+  c.slot = fibers_.size();
   fibers_.push_back(std::move(made));  // reserved by prepare()
   return c;
 }
@@ -321,10 +326,13 @@ void fiber_pool::forget(context& ended) noexcept {
 #if defined(TACT_FIBERS_TSAN)
   __tsan_destroy_fiber(ended.tsan_fiber);
 #endif
-  const auto it =
-      std::find_if(fibers_.begin(), fibers_.end(),
-                   [&](const std::unique_ptr<context>& c) { return c.get() == &ended; });
-  fibers_.erase(it);
+  // Swapped with the last: leave() ends every fiber, one after another.
+  const std::size_t at = ended.slot;
+  if (at + 1 != fibers_.size()) {
+    fibers_[at] = std::move(fibers_.back());
+    fibers_[at]->slot = at;
+  }
+  fibers_.pop_back();
 }
 
 constinit thread_local std::uintptr_t behaviour_local = 0;

@@ -1,8 +1,8 @@
 #pragma once
 
-#include <algorithm>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include <tact/detail/envelope.hpp>
@@ -10,6 +10,7 @@
 #include "mailbox/copy_queue.hpp"
 #include "mailbox/work_queue.hpp"
 #include "support/assert.hpp"
+#include "support/reserve.hpp"
 
 namespace tact::detail {
 
@@ -47,18 +48,33 @@ struct held_queue {
   work_queue* queue = nullptr;
   std::uint32_t index = 0;
   copy_queue batch;              // what is left to run, in order
-  std::vector<busy_actor> busy;  // a handful at most: scanned
+  std::vector<busy_actor> busy;  // in no order
+  // Where each busy actor is in `busy`: every message drained is looked up,
+  // and thousands of a queue's actors may wait at once.
+  std::unordered_map<const void*, std::size_t> where;
 
   busy_actor* find(const void* target) noexcept {
-    const auto it = std::find_if(busy.begin(), busy.end(),
-                                 [target](const busy_actor& b) { return b.target == target; });
-    return it != busy.end() ? &*it : nullptr;
+    if (busy.empty()) return nullptr;
+    const auto it = where.find(target);
+    return it != where.end() ? &busy[it->second] : nullptr;
+  }
+  // Makes `target` busy. Throws std::bad_alloc, and then nothing changed.
+  // @pre target is not busy here.
+  void make_busy(const void* target) {
+    reserve_at_least(busy, busy.size() + 1);
+    where.emplace(target, busy.size());
+    busy.push_back({const_cast<void*>(target), {}, 0});  // reserved: cannot throw
   }
   // @pre target is busy here.
   void erase(const void* target) noexcept {
-    busy_actor* b = find(target);
-    TACT_ASSERT(b != nullptr, "only a busy actor stops being busy");
-    if (b != &busy.back()) *b = std::move(busy.back());
+    const auto it = where.find(target);
+    TACT_ASSERT(it != where.end(), "only a busy actor stops being busy");
+    const std::size_t i = it->second;
+    where.erase(it);
+    if (i + 1 != busy.size()) {
+      busy[i] = std::move(busy.back());
+      where.find(busy[i].target)->second = i;
+    }
     busy.pop_back();
   }
 };

@@ -3,6 +3,7 @@
 
 #include "executor/executor.hpp"
 #include "executor/suspension.hpp"
+#include "support/reserve.hpp"
 
 // Behaviours that wait (xTActors, ASK inside an actor). A behaviour that
 // asks is suspended on its context (see fiber_pool) and the runner goes on
@@ -23,21 +24,22 @@ void runner::suspend(wake_condition& c) {
   void* const target = running_target_;
   // What can fail comes first, before anything changes.
   if (s.fibers.prepare()) counters.fibers_made.add();
-  s.suspended.reserve(s.suspended.size() + 1);
+  reserve_at_least(s.suspended, s.suspended.size() + 1);
   held_queue* held = s.find_held(q);
   if (held == nullptr) {
     // Room for every entry in both lists, so that moving one from held
     // to spare_held (when a queue is let go) never allocates.
     const std::size_t entries =
         s.held.size() + s.spare_held.size() + (s.spare_held.empty() ? 1 : 0);
-    s.held.reserve(entries);
-    s.spare_held.reserve(entries);
+    reserve_at_least(s.held, entries);
+    reserve_at_least(s.spare_held, entries);
     if (s.spare_held.empty())
       s.spare_held.push_back(std::make_unique<held_queue>(owner_.config().copy_queue_floor));
-    s.spare_held.back()->busy.reserve(1);
-  } else if (held->find(target) == nullptr) {
-    held->busy.reserve(held->busy.size() + 1);
   }
+  // The last that can fail: it changes the entry, if it does not throw.
+  if (held_queue* entry = held != nullptr ? held : s.spare_held.back().get();
+      entry->find(target) == nullptr)
+    entry->make_busy(target);
   if (held == nullptr) {
     // The first behaviour of this batch to wait. The rest of the batch
     // moves to the held queue (the queue's own batch, left empty, ends
@@ -55,7 +57,6 @@ void runner::suspend(wake_condition& c) {
     held->index = index;
     held->batch.swap(q.batch());
   }
-  if (held->find(target) == nullptr) held->busy.push_back({target, {}, 0});
   // The batch state belongs to the behaviour: the next context starts clean.
   budget_ = 0;
   current_ = nullptr;
@@ -84,22 +85,30 @@ void runner::suspend(wake_condition& c) {
 }
 
 // Resumes one suspended behaviour whose condition is ready; this context
-// goes idle until it is needed again. Deadlines are checked on every
-// deadline_polls-th call (the clock costs more than the polls), and always
-// by wait() before it sleeps, so a timeout is late by a few sweeps at most.
+// goes idle until it is needed again. Each call looks at scan_limit
+// behaviours at most, going round the list from where the last one
+// stopped, so a runner with many waiting behaviours pays a constant per
+// call (a full look after every suspension made n suspensions cost n^2),
+// and a ready one is found within count / scan_limit calls. Deadlines are
+// judged against the clock read on every deadline_polls-th call (the
+// clock costs more than the polls), never later than the truth, and
+// wait() looks at them all, against a fresh clock, before it sleeps: a
+// timeout is late by a few sweeps at most.
 bool runner::resume_ready() {
   if (!suspends()) return false;
   suspensions& s = *suspensions_;
   if (s.suspended.empty()) return false;
-  auto now = std::chrono::steady_clock::time_point::min();
   if (--s.polls_to_deadlines == 0) {
     s.polls_to_deadlines = suspensions::deadline_polls;
-    now = std::chrono::steady_clock::now();
+    s.clock = std::chrono::steady_clock::now();
   }
-  for (std::size_t i = 0; i < s.suspended.size(); ++i) {
+  const std::size_t looks = std::min(s.suspended.size(), suspensions::scan_limit);
+  for (std::size_t k = 0; k < looks; ++k) {
+    if (s.cursor >= s.suspended.size()) s.cursor = 0;
+    const std::size_t i = s.cursor++;
     suspended_behaviour* b = s.suspended[i];
     wake_condition& c = *b->condition;
-    if (c.poll(c, now >= c.deadline) != wake_condition::ready) continue;
+    if (c.poll(c, s.clock >= c.deadline) != wake_condition::ready) continue;
     s.suspended[i] = s.suspended.back();
     s.suspended.pop_back();
     --holding_;

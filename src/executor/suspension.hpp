@@ -1,5 +1,7 @@
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -22,9 +24,14 @@ struct runner::suspensions {
   std::vector<suspended_behaviour*> suspended;
   std::vector<std::unique_ptr<held_queue>> held;
   std::vector<std::unique_ptr<held_queue>> spare_held;  // released, kept for reuse
-  // Deadlines are checked on every deadline_polls-th resume_ready().
+  // resume_ready() reads the clock on every deadline_polls-th call, and
+  // looks at no more than scan_limit behaviours per call, going round
+  // from where it stopped (see there).
   static constexpr std::uint32_t deadline_polls = 64;
+  static constexpr std::size_t scan_limit = 32;
   std::uint32_t polls_to_deadlines = deadline_polls;
+  std::chrono::steady_clock::time_point clock = std::chrono::steady_clock::time_point::min();
+  std::size_t cursor = 0;  // where the next look starts in `suspended`
 
   held_queue* find_held(const work_queue& q) noexcept {
     for (const std::unique_ptr<held_queue>& h : held)

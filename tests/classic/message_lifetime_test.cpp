@@ -47,9 +47,10 @@ struct owner : tact::actor {
 
 // Receives the job, tells its owner it is done with it, then works on a
 // while (here: waits for the answer) before its receive returns.
+template <class Owner>
 struct worker : tact::actor {
-  worker(tact::actor_system& s, owner& o) : tact::actor{s}, boss{&o} {}
-  owner* boss;
+  explicit worker(tact::actor_system& s) : tact::actor{s} {}
+  Owner* boss = nullptr;
   bool answered = false;
   tact::allocation receive(job&) {
     answered = static_cast<bool>(tact::ask(*boss, done_with_it{}, 10s));
@@ -65,7 +66,8 @@ TEST_CASE(
   INFO(workers << " workers");
   tact::actor_system system{tact::test::configured({.workers = workers})};
   owner o{system};
-  worker w{system, o};
+  worker<owner> w{system};
+  w.boss = &o;
   w | *o.sent;
   system.await_quiescence();
   CHECK(w.answered);
@@ -91,16 +93,6 @@ struct request_owner : tact::actor {
   }
 };
 
-struct answering_worker : tact::actor {
-  explicit answering_worker(tact::actor_system& s) : tact::actor{s} {}
-  request_owner* boss = nullptr;
-  bool answered = false;
-  tact::allocation receive(job&) {
-    answered = static_cast<bool>(tact::ask(*boss, done_with_it{}, 10s));
-    return Nodelete;
-  }
-};
-
 }  // namespace
 
 TEST_CASE("an owner may free its request once told its receiver is done with it") {
@@ -108,7 +100,7 @@ TEST_CASE("an owner may free its request once told its receiver is done with it"
   INFO(workers << " workers");
   int destroyed = 0;
   tact::actor_system system{tact::test::configured({.workers = workers})};
-  answering_worker w{system};
+  worker<request_owner> w{system};
   w.boss = new request_owner{system, destroyed};
   w | w.boss->request;
   system.await_quiescence();
