@@ -49,6 +49,19 @@ void queue_batch(atomic<std::uintptr_t>& word, Batch* b) noexcept {
                                          std::memory_order_acq_rel));
 }
 
+// The batches of a taken stack word (newest first), oldest first.
+template <class Batch>
+Batch* oldest_first(std::uintptr_t taken) noexcept {
+  Batch* oldest = nullptr;
+  for (Batch* b = reinterpret_cast<Batch*>(taken & ~draining); b != nullptr;) {
+    Batch* const next = b->next;
+    b->next = oldest;
+    oldest = b;
+    b = next;
+  }
+  return oldest;
+}
+
 // After queue_batch: runs the queued batches, oldest first, through
 // `run(Batch*)` (which frees each), unless another thread drains; returns
 // once none is left for this thread to run.
@@ -59,15 +72,7 @@ void drain_batches(atomic<std::uintptr_t>& word, Run&& run) {
     if ((old & draining) != 0 || old == 0) return;  // another drainer has ours, or ran it
   } while (!word.compare_exchange_strong(old, draining, std::memory_order_acq_rel));
   for (;;) {
-    // `old` is the stack taken, newest first: reverse it.
-    Batch* oldest = nullptr;
-    for (Batch* b = reinterpret_cast<Batch*>(old & ~draining); b != nullptr;) {
-      Batch* const next = b->next;
-      b->next = oldest;
-      oldest = b;
-      b = next;
-    }
-    while (oldest != nullptr) run(std::exchange(oldest, oldest->next));
+    for (Batch* b = oldest_first<Batch>(old); b != nullptr;) run(std::exchange(b, b->next));
     // Give the bit up if nothing came meanwhile; else take what came.
     old = draining;
     if (word.compare_exchange_strong(old, 0, std::memory_order_acq_rel)) return;

@@ -58,14 +58,8 @@ void drain_without_recheck(atomic<std::uintptr_t>& word, Run&& run) {
   do {
     if ((old & draining) != 0 || old == 0) return;
   } while (!word.compare_exchange_strong(old, draining, std::memory_order_acq_rel));
-  batch* oldest = nullptr;
-  for (batch* b = reinterpret_cast<batch*>(old & ~draining); b != nullptr;) {
-    batch* const next = b->next;
-    b->next = oldest;
-    oldest = b;
-    b = next;
-  }
-  while (oldest != nullptr) run(std::exchange(oldest, oldest->next));
+  for (batch* b = tact::detail::tx::oldest_first<batch>(old); b != nullptr;)
+    run(std::exchange(b, b->next));
   word.store(0, std::memory_order_release);
 }
 
