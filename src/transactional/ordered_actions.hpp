@@ -45,8 +45,8 @@ void queue_batch(atomic<std::uintptr_t>& word, Batch* b) noexcept {
   std::uintptr_t old = word.load(std::memory_order_relaxed);
   do {
     b->next = reinterpret_cast<Batch*>(old & ~draining);
-  } while (!word.compare_exchange_strong(old, reinterpret_cast<std::uintptr_t>(b) | (old & draining),
-                                         std::memory_order_acq_rel));
+  } while (!word.compare_exchange_strong(
+      old, reinterpret_cast<std::uintptr_t>(b) | (old & draining), std::memory_order_acq_rel));
 }
 
 // The batches of a taken stack word (newest first), oldest first.
