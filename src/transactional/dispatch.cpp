@@ -227,23 +227,26 @@ void run_batch(cell& c, action_batch* b) noexcept {
   delete b;
 }
 
-// The actions of a parallel actor's commit, which owns the handled message
-// from here: queued in the actor's commit order, then run by this runner
-// or by the one draining the actor's actions already. For a become, while
-// the commit still holds the committing bit (see ordered_actions.hpp).
+// Finishes a parallel actor's commit that has actions, once its sends are
+// queued: its actions are queued in the actor's commit order, then run by
+// this runner or by the one draining the actor's actions already. The
+// batch owns the handled message from here. For a become (`next`), they
+// are queued while the commit still holds the committing bit, before
+// `next` is installed (see ordered_actions.hpp), and `running` is retired
+// only after them, since they may read its captures. The actor may be
+// freed by the last batch's message: it is kept while this drains.
 // Running out of memory here ends the process (noexcept).
-void queue_actions(cell& c, transaction& tx, message& handled, behaviour_base* ran,
-                   bool replaced) noexcept {
-  if (!replaced) ran->retain();  // still the actor's: pinned, see behaviour_base::release
-  queue_batch(c.actions, new action_batch{nullptr, std::move(tx.actions), &handled, ran, replaced});
-}
-
-// Drains `c`'s actions, if nobody else does. The actor may be freed by the
-// last batch's message: it is kept meanwhile.
-void drain_actions(cell& c) noexcept {
+void commit_in_order(cell& c, transaction& tx, message& handled, behaviour_base* running,
+                     behaviour_base* next) noexcept {
+  const bool replaced = next != nullptr;
+  if (!replaced) running->retain();  // still the actor's: pinned, see behaviour_base::release
+  queue_batch(c.actions,
+              new action_batch{nullptr, std::move(tx.actions), &handled, running, replaced});
+  if (replaced) install(c, next);
   retain(&c);
   drain_batches<action_batch>(c.actions, [&c](action_batch* b) { run_batch(c, b); });
   release(&c);
+  free_dropped(tx);
 }
 
 // A become of an actor created serialized (cell::exclusive). Its messages
@@ -392,10 +395,7 @@ void deliver(void* target, void* msg) noexcept {
         run_each_action(ex, tx.actions);
         break;
       }
-      queue_actions(c, tx, *m, running, false);
-      drain_actions(c);
-      free_dropped(tx);
-      return;
+      return commit_in_order(c, tx, *m, running, nullptr);
     }
     if (c.exclusive) {
       commit_exclusive(ex, c, tx, w, counted, *m, running);
@@ -413,13 +413,7 @@ void deliver(void* target, void* msg) noexcept {
         w.retire(running, &release_behaviour);
         break;
       }
-      // Queued before the install, so in commit order; `running` is
-      // retired after them, since they may read its captures.
-      queue_actions(c, tx, *m, running, true);
-      install(c, std::exchange(tx.next, nullptr));
-      drain_actions(c);
-      free_dropped(tx);
-      return;
+      return commit_in_order(c, tx, *m, running, std::exchange(tx.next, nullptr));
     }
     tx.discard();
     counted.collisions.add();

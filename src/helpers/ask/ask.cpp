@@ -70,12 +70,15 @@ reply_base::state await_suspended(runner& self, reply_base& slot,
   return settled(state);
 }
 
-// Whether an asker's slot is no longer open: answered (or abandoned).
+// Whether a slot in state `s` still waits for its answer.
+bool still_open(std::uint32_t s) noexcept {
+  return s == reply_base::pending || s == reply_base::waiting || s == reply_base::suspended;
+}
+
+// A helping asker's limit: its slot no longer open (answered, abandoned).
 bool slot_settled(const void* slot) noexcept {
-  const std::uint32_t s =
-      reply_access::state(*static_cast<reply_base*>(const_cast<void*>(slot)))
-          .load(std::memory_order_acquire);
-  return s != reply_base::pending && s != reply_base::waiting && s != reply_base::suspended;
+  return !still_open(reply_access::state(*static_cast<reply_base*>(const_cast<void*>(slot)))
+                         .load(std::memory_order_acquire));
 }
 
 // A thread outside the actor world (or a sponsor's) asks.
@@ -93,8 +96,7 @@ reply_base::state await_helping(executor& ex, reply_base& slot,
       std::this_thread::yield();  // an answer is being stored: moments away
       continue;
     }
-    const bool open = now_state == reply_base::pending || now_state == reply_base::waiting ||
-                      now_state == reply_base::suspended;
+    const bool open = still_open(now_state);
     if (!open && helper == nullptr) return static_cast<reply_base::state>(now_state);
     if (helper == nullptr) helper = lent.take_guest();
     if (helper != nullptr) {
