@@ -54,6 +54,11 @@ struct blocker : tact::actor {
   explicit blocker(tact::actor_system& system) : tact::actor{system} {}
   std::atomic<bool> entered{false};
   std::atomic<bool> release{false};
+  // Sends itself the message it blocks on; returns once it holds its worker.
+  void hold() {
+    *this | heap_square(0);
+    while (!entered.load()) std::this_thread::yield();
+  }
   tact::allocation receive(square& m) {
     entered.store(true);
     while (!release.load()) std::this_thread::sleep_for(100us);
@@ -174,8 +179,7 @@ TEST_CASE("the asking thread runs queued work while its worker is held") {
   tact::actor_system system{{.workers = 1, .queues = 4}};
   blocker held{system};
   calculator c{system};
-  held | heap_square(0);
-  while (!held.entered.load()) std::this_thread::yield();
+  held.hold();
   // The worker stays held until after the ask: a reply means the asker
   // ran c itself (without helping the ask would time out).
   auto r = tact::ask(c, square{5}, patient);
@@ -213,20 +217,26 @@ struct slow_worker : tact::actor {
 
 }  // namespace
 
-TEST_CASE("a helping asker stops between two messages once its deadline has passed") {
-  // The one worker is held, so the asking thread is the only runner; the
-  // asked actor is the one holding it, so it cannot answer in time, and
-  // another queue holds a backlog that
-  // takes far longer than the ask's timeout. The asker helps with the
-  // backlog, and must give the rest of the batch back once its deadline
-  // has passed (it once ran the whole batch first: an ask of 20 ms
-  // returned after the backlog's 200 ms). Counted, not timed: how many
-  // backlog messages it started after its deadline.
+namespace {
+
+// What a helping asker did with a backlog while its ask ran out of time.
+struct helping {
+  std::size_t helped = 0;       // backlog messages the asker ran
+  std::size_t helped_late = 0;  // ... started after its deadline
+  std::uint64_t given_back = 0;
+};
+
+// The one worker is held, so the asking thread is the only runner; the
+// asked actor is the one holding it, so it cannot answer in time, and
+// another queue holds a backlog of 200 ms, ten times the ask's timeout.
+// The asker helps with the backlog, and must give the rest of the batch
+// back once its deadline has passed (it once ran the whole batch first:
+// an ask of 20 ms returned after the backlog). Counted, not timed.
+helping ask_beside_a_backlog() {
   tact::actor_system system{{.workers = 1, .queues = 4}};
   blocker held{system};
   slow_worker backlog{system};
-  held | heap_square(0);
-  while (!held.entered.load()) std::this_thread::yield();
+  held.hold();
   std::vector<slow_item> items(400);
   for (std::uint32_t i = 0; i < items.size(); ++i) {
     items[i].sequence = i;
@@ -237,24 +247,36 @@ TEST_CASE("a helping asker stops between two messages once its deadline has pass
   const auto r = tact::ask(held, square{1}, timeout);
   CHECK(r.error() == tact::ask_error::timeout);
   const auto deadline = asked + timeout;
-  std::size_t helped = 0;
-  std::size_t helped_late = 0;
+  helping h;
   for (const slow_worker::start& s : backlog.starts)
     if (s.thread == std::this_thread::get_id()) {
-      ++helped;
-      if (s.at > deadline) ++helped_late;
+      ++h.helped;
+      if (s.at > deadline) ++h.helped_late;
     }
-  INFO(helped << " backlog messages run by the asker, " << helped_late
-              << " started after its deadline");
-  CHECK(helped > 0);  // it did help
-  CHECK(helped < items.size());
-  CHECK(helped_late <= 1);  // the deadline is read between messages, not at them
-  CHECK(system.stats().total.batches_given_back >= 1);
+  h.given_back = system.stats().total.batches_given_back;
   // What it gave back runs later, once each and in order.
   held.release.store(true);
   finish(system, held, backlog);
   CHECK(backlog.starts.size() == items.size());
   CHECK(backlog.out_of_order == 0);
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("a helping asker stops between two messages once its deadline has passed") {
+  // A thread descheduled past the whole timeout before it helps proves
+  // nothing: run again, a bounded number of times, until the asker helped.
+  helping h;
+  for (int run = 0; run < 10 && h.helped == 0; ++run) h = ask_beside_a_backlog();
+  INFO(h.helped << " backlog messages run by the asker, " << h.helped_late
+                << " started after its deadline");
+  REQUIRE(h.helped > 0);
+  CHECK(h.helped < 400);
+  // The deadline is read between messages: one started just before it may
+  // start after it, none later.
+  CHECK(h.helped_late <= 1);
+  CHECK(h.given_back >= 1);
 }
 
 TEST_CASE("batches given back by askers still arrive once each and in order") {
