@@ -4,14 +4,18 @@ meson builds from benchmarks/suite/<workload>/<engine>.cpp, each following
 common/suite.hpp (one JSON result line on stdout, exit 1 on a wrong result).
 
     run_suite.py [NAMES...] [--threads 1,2] [--vs caf] [--quick]
-                 [--repeat K] [--json FILE] [--build-dir DIR]
+                 [--repeat K] [--json FILE] [--build-dir DIR] [--busy N]
 
 NAMES are regular expressions; a workload runs when any of them matches
 part of its name (all workloads by default). Every engine's program runs
 once per repetition, interleaved (tact run 1, caf run 1, tact run 2, ...),
 so that drift of the shared machine hits both engines alike; the table
-gives medians. The peak resident memory of each run is measured from here
-(os.wait4) and added to its JSON line as max_rss_kb.
+gives medians and the slowest run. The peak resident memory of each run is
+measured from here (os.wait4) and added to its JSON line as max_rss_kb, the
+1-minute load average at its start as load.
+
+--busy N runs the whole suite beside `stress-ng --cpu N`: N CPU-bound
+processes competing with every run (each JSON line records busy: N).
 
 Writes one JSON line per run to FILE (default DIR/suite.json), prints a
 progress line per run on stderr and the table on stdout, and, when gnuplot
@@ -32,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -53,6 +58,16 @@ def thread_counts(text):
     return counts
 
 
+def process_count(text):
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of processes, 1 or more")
+    return count
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(
         description="Runs the benchmark suite (tact, optionally against CAF) and tabulates it.")
@@ -72,6 +87,9 @@ def parse_args(argv):
                    help="the meson build folder holding the programs (default: build/release)")
     p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
                    help="a run taking longer is killed and counts as failed (default: 300)")
+    p.add_argument("--busy", type=process_count, default=0, metavar="N",
+                   help="run the suite beside N competing CPU-bound processes "
+                        "(stress-ng --cpu N; default: none)")
     p.add_argument("--no-plot", action="store_true", help="skip the gnuplot plot")
     p.add_argument("--list", action="store_true",
                    help="print the workloads NAMES select and exit (1 if none)")
@@ -182,6 +200,74 @@ def run_once(path, workload, engine, threads, quick, timeout):
     return result, None
 
 
+# ---- the competing load (--busy) ----
+#
+# stress-ng runs in a session of its own, so that its process group (it and
+# its workers, nothing else) can be signalled and reaped as a whole. As our
+# children's subreaper we adopt any worker whose stress-ng parent dies; that
+# cannot confuse run_once, which waits only for its own program's pid.
+
+BUSY_SETTLE_SECONDS = 5  # lets the 1-minute load average start to rise
+
+
+def start_busy(count):
+    """Starts `stress-ng --cpu count`; returns its Popen, or None with a
+    message on stderr if it cannot run."""
+    log = tempfile.TemporaryFile()
+    try:
+        proc = subprocess.Popen(["stress-ng", "--cpu", str(count)], stdin=subprocess.DEVNULL,
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    except OSError as e:
+        log.close()
+        print(f"run_suite: cannot start stress-ng: {e}", file=sys.stderr)
+        return None
+    proc.log = log
+    return proc
+
+
+def busy_failure(proc):
+    """A message if stress-ng has ended (it should run until stopped)."""
+    if proc.poll() is None:
+        return None
+    proc.log.seek(0)
+    said = proc.log.read().decode(errors="replace").strip()
+    return (f"stress-ng ended before the suite did (exit status {proc.returncode})"
+            + (f":\n{said}" if said else ""))
+
+
+def stop_busy(proc):
+    """Stops stress-ng and its workers and reaps every one that is ours.
+    A second Ctrl-C meanwhile waits until this is done."""
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        _stop_busy(proc)
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+
+
+def _stop_busy(proc):
+    pgid = proc.pid  # a session leader's group id is its pid
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        os.killpg(pgid, signal.SIGKILL)  # workers that outlived their parent
+    except ProcessLookupError:
+        pass  # the group is empty already
+    proc.wait()
+    # Workers whose parent died were adopted by us: reap them, by group, never
+    # anything else (the suite's programs live in sessions of their own).
+    while True:
+        try:
+            os.waitpid(-pgid, 0)
+        except ChildProcessError:
+            break
+    proc.log.close()
+
+
 # ---- the table ----
 
 def geomean(values):
@@ -202,6 +288,7 @@ def summarize(runs):
         ns = [r["ns_per_msg"] for r in rs if r["ns_per_msg"] is not None]
         medians[key] = {
             "seconds": statistics.median(r["seconds"] for r in rs),
+            "slowest": max(r["seconds"] for r in rs),
             "ns_per_msg": statistics.median(ns) if ns else None,
             "max_rss_kb": statistics.median(r["max_rss_kb"] for r in rs),
             "runs": len(rs),
@@ -212,9 +299,9 @@ def summarize(runs):
 def print_table(medians, workloads, engines, thread_list, out=sys.stdout):
     """A Markdown table: readable here, and pasted as is into docs."""
     peer = next((e for e in engines if e != ENGINE), None)
-    head = ["benchmark", "system", "threads", "median s", "ns/msg", "peak RSS MB"]
+    head = ["benchmark", "system", "threads", "median s", "slowest s", "ns/msg", "peak RSS MB"]
     if peer:
-        head += [f"time {ENGINE}/{peer}", f"RSS {ENGINE}/{peer}"]
+        head += [f"time {ENGINE}/{peer}", f"slowest {ENGINE}/{peer}", f"RSS {ENGINE}/{peer}"]
     rows = []
     ratios = defaultdict(list)
     for w in workloads:
@@ -222,16 +309,18 @@ def print_table(medians, workloads, engines, thread_list, out=sys.stdout):
             for e in engines:
                 m = medians.get((w, e, t))
                 row = [w, e, str(t)]
-                row += ([fmt(m["seconds"], ".3f"), fmt(m["ns_per_msg"], ".1f"),
-                         fmt(m["max_rss_kb"] / 1024, ".1f")] if m else ["failed", "-", "-"])
+                row += ([fmt(m["seconds"], ".3f"), fmt(m["slowest"], ".3f"),
+                         fmt(m["ns_per_msg"], ".1f"), fmt(m["max_rss_kb"] / 1024, ".1f")]
+                        if m else ["failed", "-", "-", "-"])
                 if peer:
                     theirs = medians.get((w, peer, t))
                     if e == ENGINE and m and theirs:
                         ratio = m["seconds"] / theirs["seconds"]
                         ratios[t].append(ratio)
-                        row += [f"{ratio:.3f}", f"{m['max_rss_kb'] / theirs['max_rss_kb']:.2f}"]
+                        row += [f"{ratio:.3f}", f"{m['slowest'] / theirs['slowest']:.3f}",
+                                f"{m['max_rss_kb'] / theirs['max_rss_kb']:.2f}"]
                     else:
-                        row += ["", ""]
+                        row += ["", "", ""]
                 rows.append(row)
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
               for i, h in enumerate(head)]
@@ -353,39 +442,74 @@ def main(argv):
               file=sys.stderr)
         return 2
 
+    if args.busy and shutil.which("stress-ng") is None:
+        print("run_suite: --busy needs stress-ng (./run setup soak)", file=sys.stderr)
+        return 2
+
     become_subreaper()
-    load_before = os.getloadavg()[0]
+    # A SIGTERM or SIGHUP ends the suite as Ctrl-C does: through the finally
+    # clauses, so that neither a program nor stress-ng outlives the runner.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda signum, frame: sys.exit(128 + signum))
     plan = [(rep, w, t, e) for rep in range(args.repeat) for w in workloads
             for t in args.threads for e in engines]
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    runs, failures, failed_keys = [], [], set()
-    with open(args.json, "w") as sink:
-        for n, (rep, w, t, e) in enumerate(plan, 1):
-            tag = (f"[{n:>{len(str(len(plan)))}}/{len(plan)}] {w:<16} {e:<5} "
-                   f"threads {t}  run {rep + 1}/{args.repeat}")
-            if (w, e, t) in failed_keys:
-                print(f"{tag}  skipped (failed before)", file=sys.stderr)
-                continue
-            result, error = run_once(found[w][e], w, e, t, args.quick, args.timeout)
-            if error:
-                failed_keys.add((w, e, t))
-                failures.append(error)
-                print(f"{tag}  FAILED\n{error}", file=sys.stderr)
-                continue
-            runs.append(result)
-            sink.write(json.dumps(result) + "\n")
-            sink.flush()
-            ns = result["ns_per_msg"]
-            print(f"{tag}  {result['seconds']:8.3f} s"
-                  + (f"  {ns:10.1f} ns/msg" if ns is not None else f"  {'':>10}       ")
-                  + f"  {result['max_rss_kb'] / 1024:7.1f} MB", file=sys.stderr)
+    runs, failures, failed_keys, loads = [], [], set(), []
+    busy = None
+    try:
+        if args.busy:
+            busy = start_busy(args.busy)
+            if busy is None:
+                return 2
+            print(f"busy: stress-ng --cpu {args.busy} started; waiting "
+                  f"{BUSY_SETTLE_SECONDS} s for the load to rise", file=sys.stderr)
+            time.sleep(BUSY_SETTLE_SECONDS)
+        load_before = os.getloadavg()[0]
+        with open(args.json, "w") as sink:
+            for n, (rep, w, t, e) in enumerate(plan, 1):
+                tag = (f"[{n:>{len(str(len(plan)))}}/{len(plan)}] {w:<16} {e:<5} "
+                       f"threads {t}  run {rep + 1}/{args.repeat}")
+                if (w, e, t) in failed_keys:
+                    print(f"{tag}  skipped (failed before)", file=sys.stderr)
+                    continue
+                gone = busy_failure(busy) if busy else None
+                if gone:
+                    print(f"run_suite: --busy: {gone}", file=sys.stderr)
+                    return 1
+                load = os.getloadavg()[0]
+                loads.append(load)
+                result, error = run_once(found[w][e], w, e, t, args.quick, args.timeout)
+                if error:
+                    failed_keys.add((w, e, t))
+                    failures.append(error)
+                    print(f"{tag}  load {load:5.2f}  FAILED\n{error}", file=sys.stderr)
+                    continue
+                result["load"] = round(load, 2)
+                result["busy"] = args.busy
+                runs.append(result)
+                sink.write(json.dumps(result) + "\n")
+                sink.flush()
+                ns = result["ns_per_msg"]
+                print(f"{tag}  load {load:5.2f}  {result['seconds']:8.3f} s"
+                      + (f"  {ns:10.1f} ns/msg" if ns is not None else f"  {'':>10}       ")
+                      + f"  {result['max_rss_kb'] / 1024:7.1f} MB", file=sys.stderr)
+        load_after = os.getloadavg()[0]
+    finally:
+        if busy is not None:
+            stop_busy(busy)
 
     medians = summarize(runs)
     print()
     print_table(medians, workloads, engines, args.threads)
     # Other work on the machine slows either engine; say how much there was.
-    print(f"\nload average (1 min) at start {load_before:.2f}, at end {os.getloadavg()[0]:.2f}, "
+    print(f"\nload average (1 min) at start {load_before:.2f}, at end {load_after:.2f}, "
           f"on {os.cpu_count()} processing units")
+    if loads:
+        print(f"load (1 min) over the runs: min {min(loads):.2f}, "
+              f"median {statistics.median(loads):.2f}, max {max(loads):.2f}")
+    if args.busy:
+        print(f"busy: {args.busy} competing CPU-bound process{'es' if args.busy > 1 else ''} "
+              f"(stress-ng --cpu {args.busy}) beside every run")
     print(f"\nruns: {args.json}", file=sys.stderr)
     if not args.no_plot and runs:
         plot(medians, workloads, engines, args.threads, args.json)

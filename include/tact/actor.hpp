@@ -36,7 +36,8 @@ class TACT_API actor {
   // Joins the system the calling code runs in: the system whose behaviour
   // is running, inside actor_system::spawn its system, otherwise the
   // process's first running system. Throws std::logic_error if there is
-  // none. Picks the actor's queue (round robin).
+  // none. Picks the actor's queue: created by a behaviour, one of its
+  // worker's own queues (round robin over them); else round robin over all.
   actor();
   // Joins `system` explicitly.
   explicit actor(actor_system& system);

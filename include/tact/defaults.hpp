@@ -48,11 +48,14 @@ inline constexpr steal_policy steal = steal_policy::random;
 inline constexpr std::uint64_t steal_after = 64;
 inline constexpr std::uint64_t steal_gap_longest = 1024;
 
-// A queue waiting behind the one batch its worker is running, with no
-// other mail there, is left to that worker unless it has not started a
-// gulp for this long (it is stuck in a long receive, say): then a thief
-// takes it. Shorter steals more eagerly from workers about to get to it.
-inline constexpr std::chrono::microseconds stuck_worker{100};
+// A queue with mail, and no other mail on its worker, is left to that
+// worker unless it has not started a sweep of its queues for this long:
+// it is stuck in a long receive, or its thread is not running (the OS
+// preempted it on a machine busy with other work). Then a thief takes it.
+// A running worker with nothing to do sweeps every few nanoseconds.
+// Shorter steals more eagerly from workers about to get to it; longer
+// leaves mail waiting for a preempted thread while other workers idle.
+inline constexpr std::chrono::microseconds stuck_worker{20};
 
 // While some workers are busy, one parked worker wakes now and then to look
 // for queues stranded behind a busy worker (one blocked in a long

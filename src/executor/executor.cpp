@@ -178,10 +178,15 @@ std::uint32_t executor::admit() {
   const std::uint32_t home = home_in_scope();
   if (runner* self = this_runner()) {
     self->counters.actors_created.add();
-    return home != runner::no_queue ? home : self->next_ticket();
+    return home != runner::no_queue ? home : self->next_own_queue();
   }
   foreign_.created.fetch_add(1, std::memory_order_relaxed);
   return home != runner::no_queue ? home : next_queue();
+}
+
+std::uint32_t executor::new_home() noexcept {
+  runner* self = this_runner();
+  return self != nullptr ? self->next_own_queue() : next_queue();
 }
 
 void executor::post_to_mailbox(runner* self, std::uint32_t queue, void* target, void* message,

@@ -98,9 +98,15 @@ class executor {
 
   // ---- for the actor models, through seam.hpp; any thread ----
 
-  // A new actor: counts it alive and returns its queue (round robin).
-  // std::logic_error once the system is stopping.
+  // A new actor: counts it alive and returns its queue (the ambient
+  // scope's, else new_home()). std::logic_error once the system is stopping.
   std::uint32_t admit();
+  // The home queue of an actor created now. Created by a behaviour that a
+  // runner of this executor runs: one of that runner's own queues, round
+  // robin, so that a conversation between creator and created starts on
+  // one worker (stealing spreads it when there is work to share); else
+  // round robin over all queues.
+  std::uint32_t new_home() noexcept;
   // A queue for a message sent from a thread that runs no runner of this
   // executor, or for an actor that needs a home queue without counting as
   // a live classic actor: round robin over all queues.

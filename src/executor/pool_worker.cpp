@@ -100,6 +100,7 @@ void pool_worker::loop() {
 // finds it busy and moves on (a missed gulp), or gulps it after the first
 // has finished, in order (Cforall thesis, the race after "Queue Pointer Swap").
 bool pool_worker::sweep() {
+  sweeps_.add();
   bool worked = false;
   for (std::uint32_t slot = owned().first; slot < owned().last; ++slot) {
     work_queue& q = owner().owned_queue(slot);
@@ -124,6 +125,12 @@ bool pool_worker::sweep() {
 // thief::steal_from), so a queue we did not register for cannot strand its
 // mail.
 void pool_worker::park() {
+  // A last look first: mail stranded on a worker whose thread is not
+  // running (see thief::worth_stealing) is taken now, not after a watch.
+  if (stealing_) {
+    const auto victim = thief_.find_stranded_work();
+    if (victim && thief_.steal_from(*victim)) return;
+  }
   // What this worker retired and cannot free yet goes to the shared list,
   // so that a parked worker does not hold it until it runs again.
   owner().reclamation().abandon(index());

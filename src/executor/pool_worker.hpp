@@ -5,6 +5,7 @@
 
 #include "executor/runner.hpp"
 #include "executor/stealing.hpp"
+#include "support/counter.hpp"
 
 namespace tact::detail {
 
@@ -32,6 +33,11 @@ class pool_worker : public runner {
   parker::state parked_state() const noexcept { return parker_.now(); }
   // Its thief, as other thieves see it (see thief::last_attempt).
   const thief& stealing() const noexcept { return thief_; }
+  // Sweeps this worker has started: moves every few nanoseconds while its
+  // thread runs and has nothing to do, and between two batches while it
+  // works. Still for a while: the thread is stuck in a batch, or is not
+  // running at all (see thief::stuck).
+  std::uint64_t sweeps() const noexcept { return sweeps_.get(); }
 
  private:
   static void fiber_loop(runner& self);
@@ -41,6 +47,7 @@ class pool_worker : public runner {
   void watch();
 
   const bool stealing_;
+  counter sweeps_;
   thief thief_;
 };
 

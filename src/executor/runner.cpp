@@ -16,7 +16,6 @@ runner::runner(executor& owner, std::uint32_t index, block owned, fiber_loop loo
       index_{index},
       local_batch_{owner.config().local_batch},
       owned_{owned},
-      ticket_{owned.first},
       loop_{loop},
       suspensions_{loop != nullptr
                        ? std::make_unique<suspensions>(owner.config().fiber_stack_size, *this)
@@ -180,12 +179,6 @@ std::uint32_t runner::next_own_queue() noexcept {
   const std::uint32_t slot = owned_.first + spread_;
   spread_ = spread_ + 1 == span ? 0 : spread_ + 1;
   return owner_.index_of(owner_.owned_queue(slot));
-}
-
-std::uint32_t runner::next_ticket() noexcept {
-  const std::uint32_t ticket = ticket_;
-  ticket_ = ticket + 1 == owner_.queue_count() ? 0 : ticket + 1;
-  return ticket;
 }
 
 }  // namespace tact::detail

@@ -148,12 +148,10 @@ class runner : public sleeper {
   };
 
   // One of the queues this runner owns now, round robin, for messages that
-  // may run on any queue (transactional sends): they stay with this runner
-  // unless a thief takes their queue. Any queue for a runner that owns none.
+  // may run on any queue (transactional sends) and for the home of an actor
+  // that a behaviour here creates: they stay with this runner unless a
+  // thief takes their queue. Any queue for a runner that owns none.
   std::uint32_t next_own_queue() noexcept;
-  // The queue for the next actor created by a behaviour here: round robin
-  // over all queues, starting in the runner's own block.
-  std::uint32_t next_ticket() noexcept;
 
   // Pins this runner in the executor's epochs, before it loads a pointer
   // that others may retire (see epochs::pin); it stays pinned until the
@@ -255,7 +253,6 @@ class runner : public sleeper {
   bool resumed_ = false;
   std::uint32_t holding_ = 0;  // behaviours suspended plus queues held
   std::uint32_t spread_ = 0;   // next own slot for next_own_queue()
-  std::uint32_t ticket_;       // next queue for next_ticket()
   const fiber_loop loop_;
   std::unique_ptr<suspensions> suspensions_;  // null if it never suspends
 

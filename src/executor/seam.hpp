@@ -52,11 +52,14 @@ executor* ambient_executor() noexcept;
 
 // ---- queues; any thread ----
 
-// The queue of a new classic actor, counted alive (round robin, or the
-// ambient scope's queue). std::logic_error once the system is stopping.
+// The queue of a new classic actor, counted alive: the ambient scope's, or
+// as home_queue(). std::logic_error once the system is stopping.
 std::uint32_t admit(executor& ex);
-// Any queue, round robin: for an actor that needs a home queue without
-// counting as a live classic actor, or a message from outside the runners.
+// The home queue of an actor created now that does not count as a live
+// classic actor: created by a behaviour, one of its worker's own queues
+// (round robin); else any queue (round robin).
+std::uint32_t home_queue(executor& ex) noexcept;
+// Any queue, round robin: for a message from outside the runners.
 std::uint32_t any_queue(executor& ex) noexcept;
 // The queue that the ambient scope on this thread gives `ex`'s new actors
 // (a sponsor's), or runner::no_queue.

@@ -61,14 +61,17 @@ bool thief::steal_from(std::uint32_t victim_index) {
 // the first queue with mail that nobody processes, skipping slots that are
 // mid-swap (null). Mail is looked at first, because being_processed shares
 // a line with the batch a worker is draining: we read it only for queues
-// that have mail, or when the victim has no other mail and is stuck.
+// that have mail.
 //
 // Beyond the thesis, the queue is worth taking only if the victim could not
 // run it soon itself, else stealing moves work instead of sharing it (a
 // lone busy queue, or a chain of actors each creating the next, would
 // bounce between workers): the victim must have another queue with mail
-// (a backlog to share), or be stuck in another queue's batch (no gulp
-// for a while: a long receive).
+// (a backlog to share), or be stuck: no gulp for a while. A stuck victim
+// is either in a long receive, or its thread is not running at all (the
+// OS preempted it, on a machine busy with other work), and then its mail
+// would wait for the OS scheduler while we idle: a preempted thread is
+// not a busy worker.
 std::optional<std::uint32_t> thief::worth_stealing(const pool_worker& victim) noexcept {
   const std::uint32_t first = victim.owned().first;
   const std::uint32_t span = victim.owned().last - first;
@@ -87,33 +90,25 @@ std::optional<std::uint32_t> thief::worth_stealing(const pool_worker& victim) no
     const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
     if (q != nullptr && !q->looks_empty()) return found;
   }
-  // No backlog. Whether the victim is stuck is asked before whether it is
-  // in a batch at all: each being_processed read costs a victim that is
-  // not stuck a miss on the line of the batch it drains (a ring of actors
-  // crossing between two workers ran at half speed while idle thieves
-  // kept reading them).
-  if (!stuck(victim)) return std::nullopt;
-  for (std::uint32_t slot = first; slot < first + span; ++slot) {
-    if (slot == *found) continue;
-    const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
-    if (q != nullptr && q->being_processed()) return found;
-  }
+  if (stuck(victim)) return found;
   return std::nullopt;
 }
 
-// Whether the victim has not started a gulp for defaults::stuck_worker,
-// as far as this thief has watched it. Reads its gulp counter, written
-// once per gulp, never per message, and only once the last progress this
-// thief saw is that old: before then the victim cannot be stuck, and the
-// read would cost it a miss on its next gulp. So a stuck victim is seen
-// between one and two stuck_worker periods after its last gulp.
+// Whether the victim has not started a sweep for defaults::stuck_worker,
+// as far as this thief has watched it. Reads its sweep count (a line it
+// writes once per sweep, never per message) only once the last progress
+// this thief saw is that old: before then the victim cannot be stuck, and
+// the read would cost it a miss. So a stuck victim is seen between one and
+// two stuck_worker periods after its last sweep. A running worker with
+// nothing to do sweeps every few nanoseconds; one still for that long is
+// in a long batch, or its thread is not running.
 bool thief::stuck(const pool_worker& victim) noexcept {
   const auto now = std::chrono::steady_clock::now();
   victim_progress& seen = progress_[victim.index()];
   if (now - seen.since < defaults::stuck_worker) return false;
-  const std::uint64_t gulps = victim.counters.gulps.get();
-  if (seen.gulps != gulps) {
-    seen = {gulps, now};
+  const std::uint64_t sweeps = victim.sweeps();
+  if (seen.sweeps != sweeps) {
+    seen = {sweeps, now};
     return false;
   }
   return true;

@@ -44,10 +44,10 @@ class thief {
   executor& owner_;
   pool_worker& self_;
   victim_picker victims_;
-  // Per worker, its gulp count when this thief last saw it change, and
+  // Per worker, its sweep count when this thief last saw it change, and
   // when (see stuck()).
   struct victim_progress {
-    std::uint64_t gulps = ~std::uint64_t{0};
+    std::uint64_t sweeps = ~std::uint64_t{0};
     std::chrono::steady_clock::time_point since{};
   };
   std::vector<victim_progress> progress_;

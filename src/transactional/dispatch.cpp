@@ -495,7 +495,7 @@ cell* create(behaviour_base* b, bool serialized, actor_system* system) {
   c->dom = d;
   // Created for a sponsor (see sponsor::spawn): serialized on its queue.
   const std::uint32_t sponsored = queue_in_scope(d->ex());
-  c->home = sponsored != runner::no_queue ? sponsored : any_queue(d->ex());
+  c->home = sponsored != runner::no_queue ? sponsored : home_queue(d->ex());
   c->exclusive = serialized || sponsored != runner::no_queue;
   c->serialized.store(c->exclusive, std::memory_order_relaxed);
   c->slot.store(reinterpret_cast<std::uintptr_t>(b), std::memory_order_relaxed);
