@@ -39,7 +39,8 @@ inline constexpr steal_policy steal = steal_policy::random;
 
 // An idle worker's first steal attempt comes after this many empty sweeps
 // of its own queues, and each failed one doubles the gap to the next, up
-// to the longest; only a successful steal brings the gap back down. A
+// to the longest; only a successful steal brings the gap back down, and
+// the next attempt then comes at the first empty sweep. A
 // thief reads its victim's queue headers, which costs the victim's senders
 // a cache miss each: one attempt every other sweep (the thesis's rhythm)
 // slowed a chain of actors hopping between two workers by a quarter, and

@@ -35,7 +35,10 @@ void pool_worker::loop() {
   const std::uint64_t park_after = spins + owner().config().idle_yields;
   std::uint64_t idle_sweeps = 0;
   std::uint64_t steal_gap = defaults::steal_after;
-  std::uint64_t next_steal = steal_gap;
+  // When, in empty sweeps after work, the first attempt comes: steal_gap,
+  // or 1 right after a steal that succeeded (see below).
+  std::uint64_t first_try = steal_gap;
+  std::uint64_t next_steal = first_try;
   for (;;) {
     if (on_fiber()) [[unlikely]] {
       if (!fiber_turn()) return;
@@ -48,14 +51,14 @@ void pool_worker::loop() {
       // the top, which checks for that.
       if (resume_ready()) {
         idle_sweeps = 0;
-        next_steal = steal_gap;
+        next_steal = first_try;
         continue;
       }
       worked = drain_all_held() > 0;
     }
     if (sweep() || worked) {
       idle_sweeps = 0;
-      next_steal = steal_gap;
+      next_steal = first_try;
       continue;
     }
     ++idle_sweeps;
@@ -70,13 +73,21 @@ void pool_worker::loop() {
     // worker fed in short bursts (a chain of actors crossing between two
     // workers) would otherwise try at every lull, and each try costs the
     // victim misses while it runs that same chain.
+    //
+    // After a steal that succeeded, though, the thief tries again at its
+    // first empty sweep: the victim had work to spare, or was not running
+    // (preempted), and then the mail that the stolen work sends back to
+    // it is stranded too. A chain of actors crossing to a preempted worker
+    // would otherwise wait out the gap at every crossing.
     if (stealing_ && idle_sweeps == next_steal) {
       if (thief_.steal()) {
         steal_gap = defaults::steal_after;
-        next_steal = steal_gap;
+        first_try = 1;
+        next_steal = first_try;
         continue;
       }
       steal_gap = std::min<std::uint64_t>(2 * steal_gap, defaults::steal_gap_longest);
+      first_try = steal_gap;
       next_steal = idle_sweeps + steal_gap;
     }
     if (idle_sweeps <= spins) {
@@ -89,7 +100,7 @@ void pool_worker::loop() {
       else
         park();
       idle_sweeps = 0;
-      next_steal = steal_gap;
+      next_steal = first_try;
     }
   }
 }
