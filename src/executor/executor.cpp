@@ -175,13 +175,12 @@ std::uint32_t executor::home_in_scope() const noexcept {
 std::uint32_t executor::admit() {
   if (stopping())
     throw std::logic_error{"tact: an actor was created on an actor_system that has stopped"};
-  const std::uint32_t home = home_in_scope();
-  if (runner* self = this_runner()) {
+  if (runner* self = this_runner())
     self->counters.actors_created.add();
-    return home != runner::no_queue ? home : self->next_own_queue();
-  }
-  foreign_.created.fetch_add(1, std::memory_order_relaxed);
-  return home != runner::no_queue ? home : next_queue();
+  else
+    foreign_.created.fetch_add(1, std::memory_order_relaxed);
+  const std::uint32_t home = home_in_scope();
+  return home != runner::no_queue ? home : new_home();
 }
 
 std::uint32_t executor::new_home() noexcept {

@@ -108,8 +108,7 @@ class executor {
   // round robin over all queues.
   std::uint32_t new_home() noexcept;
   // A queue for a message sent from a thread that runs no runner of this
-  // executor, or for an actor that needs a home queue without counting as
-  // a live classic actor: round robin over all queues.
+  // executor, or for an actor created there: round robin over all queues.
   std::uint32_t next_queue() noexcept {
     return foreign_.ticket.fetch_add(1, std::memory_order_relaxed) % queue_count_;
   }
