@@ -198,10 +198,10 @@ TEST_CASE("a worker's only busy queue is not bounced between workers") {
   // has mail and nobody processing it: the moment a thief could take it.
   tact::actor_system system{{.workers = 2, .local_batch = 0, .steal = policy}};
   loner l;
-  l.left = tact::test::scaled(200'000);
+  const std::uint64_t messages = tact::test::scaled(200'000);
+  l.left = messages;
   again m;
   l | m;
-  const std::uint64_t messages = l.left;
   system.await_quiescence();
   CHECK(l.left == 0);
   // Its worker runs it, and a thief takes it only when that worker stops
