@@ -138,10 +138,7 @@ bool pool_worker::sweep() {
 void pool_worker::park() {
   // A last look first: mail stranded on a worker whose thread is not
   // running (see thief::worth_stealing) is taken now, not after a watch.
-  if (stealing_) {
-    const auto victim = thief_.find_stranded_work();
-    if (victim && thief_.steal_from(*victim)) return;
-  }
+  if (stealing_ && thief_.steal_stranded()) return;
   // What this worker retired and cannot free yet goes to the shared list,
   // so that a parked worker does not hold it until it runs again.
   owner().reclamation().abandon(index());

@@ -128,6 +128,14 @@ std::uint32_t thief::slot_to_give() noexcept {
   return mine.first + give_;
 }
 
+bool thief::steal_stranded() {
+  const std::uint32_t workers = owner_.worker_count();
+  std::uint32_t w = victims_.random(workers);
+  for (std::uint32_t i = 0; i < workers; ++i, w = w + 1 == workers ? 0 : w + 1)
+    if (w != self_.index() && steal_from(w)) return true;
+  return false;
+}
+
 std::optional<std::uint32_t> thief::find_stranded_work() noexcept {
   const std::uint32_t workers = owner_.worker_count();
   std::uint32_t w = victims_.random(workers);

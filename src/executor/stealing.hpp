@@ -26,6 +26,9 @@ class thief {
   bool steal();
   // One attempt on worker `victim`.
   bool steal_from(std::uint32_t victim);
+  // One attempt on each other worker, from a random one, until a queue is
+  // taken; true if one was (a worker about to park).
+  bool steal_stranded();
   // A worker, other than ours, with a queue worth stealing, if any (a
   // parked worker watching for stranded mail).
   std::optional<std::uint32_t> find_stranded_work() noexcept;
