@@ -53,6 +53,10 @@ struct system_config {
   // Needs hwloc; without it the workers run unbound (and it says so once).
   bool pin_workers = false;
 
+  // Sponsors (see sponsor.hpp) the system can have at once, at most 65,536.
+  // Each reserves a work queue and a runner when the system is built.
+  std::uint32_t sponsors = defaults::sponsors;
+
   // Stack of each fiber a behaviour that waits (an ask inside a behaviour)
   // may run on, in bytes; at least defaults::fiber_stack_minimum.
   std::size_t fiber_stack_size = defaults::fiber_stack_size;

@@ -15,8 +15,9 @@ namespace tact::defaults {
 inline constexpr std::uint32_t queues_per_worker = 16;
 
 // Sponsors (threads outside the pool that run chosen actors: the calling
-// thread, a dedicated thread, a GUI loop) one system can have at once. Each
-// reserves a work queue that no worker processes.
+// thread, a dedicated thread, a GUI loop) one system can have at once,
+// unless system_config::sponsors says otherwise. Each reserves a work
+// queue that no worker processes.
 inline constexpr std::uint32_t sponsors = 16;
 
 // Smallest array a copy queue keeps, in envelopes (24 bytes each). Queues

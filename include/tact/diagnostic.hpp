@@ -19,6 +19,7 @@ enum class diagnostic_kind {
   idle_with_live_actors,                 // stop() waits for actors, but nothing runs
   topology_unavailable,                  // hwloc failed: no pinning, random stealing
   unmatched_message,                     // a transactional message no handler took (checks)
+  sponsor_left_actors,                   // a sponsor destroyed before its actors finished
 };
 
 struct diagnostic {

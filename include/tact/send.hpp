@@ -94,6 +94,29 @@ void deliver_pill(void* target, void*) noexcept {
   if constexpr (build::checks) land(a);
 }
 
+// An envelope of this pair that never runs (still queued at stop(), or for
+// a destroyed sponsor): its message gets the allocation action it carries,
+// as a dead letter's does, and with checks it lands, so a finished Delete
+// actor waiting for its last message is freed.
+template <class A, class M>
+void drop_unrun(const envelope& e) noexcept {
+  if constexpr (!poison_pill<M>) dispose(*static_cast<M*>(e.message));
+  if constexpr (build::checks) land(*static_cast<A*>(e.target));
+}
+
+// Registers drop_unrun for the pair's trampoline: the first send of the
+// pair names it, so its initializer runs before main and a send costs
+// nothing for it.
+template <class A, class M>
+constexpr run_fn trampoline() noexcept {
+  if constexpr (poison_pill<M>)
+    return &deliver_pill<A, M>;
+  else
+    return &deliver<A, M>;
+}
+template <class A, class M>
+inline const bool dropped_unrun_known = on_discard(trampoline<A, M>(), &drop_unrun<A, M>);
+
 // Returns false if the receiver has finished; the caller then disposes of
 // the message and reports it, in that order (the report lands the message,
 // which may free the receiver, and the message may be part of it).
@@ -134,6 +157,7 @@ requires std::derived_from<A, actor> && std::derived_from<std::remove_cvref_t<M>
   static_assert(receives<A, message_type>,
                 "tact: the receiving actor declares no `tact::allocation receive(M&)` for this "
                 "message type");
+  (void)detail::dropped_unrun_known<A, message_type>;
   if constexpr (build::checks) detail::message_access::mark_sent(msg);
   if (!detail::post_to(receiver, std::addressof(msg), &detail::deliver<A, message_type>))
       [[unlikely]] {
@@ -146,6 +170,7 @@ requires std::derived_from<A, actor> && std::derived_from<std::remove_cvref_t<M>
 // Sends a poison pill (see delete_msg, destroy_msg, finished_msg).
 template <class A, class P>
 requires std::derived_from<A, actor> && poison_pill<P> A& send(A& receiver, P) {
+  (void)detail::dropped_unrun_known<A, P>;
   if (!detail::post_to(receiver, nullptr, &detail::deliver_pill<A, P>)) [[unlikely]]
     detail::report_send_to_finished(receiver, typeid(A), typeid(P));
   return receiver;

@@ -35,7 +35,7 @@ class sponsor_runner;
 //    the loop, whose handler calls run_pending() on the loop's thread;
 //  * a thread of its own: dedicated_sponsor, for actors that block (I/O).
 //
-// A system has at most defaults::sponsors sponsors at once. Destroy a
+// A system has at most system_config::sponsors sponsors at once. Destroy a
 // sponsor before its system, once its actors have finished.
 class TACT_API sponsor {
  public:
@@ -47,7 +47,10 @@ class TACT_API sponsor {
   // run_until_quiescent() when it sees fit.
   // std::runtime_error if the system has no free sponsor slot.
   explicit sponsor(actor_system& system, std::function<void()> wake = {});
-  // Messages still queued for its actors are dropped and reported.
+  // Messages still queued for its actors are dropped, with their
+  // allocation actions, and reported. Its actors that have not finished
+  // are reported and abandoned: stop() does not wait for them, and the
+  // sponsor's slot stays out of use until the program destroys them.
   // Virtual: a sponsor owned through a pointer to this base (say a
   // std::unique_ptr<sponsor> holding a dedicated_sponsor) is destroyed
   // whole, its thread joined.

@@ -38,8 +38,9 @@ actor::~actor() {
                          "object (wait for them, e.g. with stop() or await_quiescence(), "
                          "before the actor goes out of scope)");
   }
-  if (queue_.load(std::memory_order_relaxed) == detail::finished_queue) return;
-  detail::count(*executor_, detail::tally::actor_finished);
+  const std::uint32_t home = queue_.load(std::memory_order_relaxed);
+  if (home == detail::finished_queue) return;
+  detail::actor_finished(*executor_, home);
   detail::report(*executor_, diagnostic_kind::actor_destroyed_unfinished,
                  "an actor was destroyed before it finished (no Delete, Destroy or Finished "
                  "returned, no poison pill received); stop() no longer waits for it, but a "

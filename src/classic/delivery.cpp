@@ -44,7 +44,7 @@ void take_action(actor& a, allocation how) noexcept {
 
 void retire(actor& a, allocation how) noexcept {
   close_anchor(a);
-  count(actor_access::executor_of(a), tally::actor_finished);
+  actor_finished(actor_access::executor_of(a), actor_access::queue_of(a));
   if constexpr (!build::checks) {
     actor_access::mark_finished(a);
     take_action(a, how);

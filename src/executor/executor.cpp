@@ -5,6 +5,8 @@
 
 #include <tact/defaults.hpp>
 
+#include "executor/discard_routes.hpp"
+
 namespace tact::detail {
 namespace {
 
@@ -35,6 +37,12 @@ const system_config& validated(const system_config& config) {
         " bytes, too small for a behaviour to run on; ask for at least " +
         std::to_string(defaults::fiber_stack_minimum) + " (leave it unset for " +
         std::to_string(defaults::fiber_stack_size) + ")"};
+  // Each sponsor slot is a queue and a runner, made with the system.
+  constexpr std::uint32_t most_sponsors = 1u << 16;
+  if (config.sponsors > most_sponsors)
+    throw std::invalid_argument{"tact: system_config.sponsors is " +
+                                std::to_string(config.sponsors) + "; a system can have at most " +
+                                std::to_string(most_sponsors) + " sponsors"};
   return config;
 }
 
@@ -71,7 +79,7 @@ executor::executor(const system_config& config, actor_system& owner,
       placement_{place ? place(worker_count_) : placement{}},
       epochs_{runner_count()},
       quiescence_{worker_count_},
-      queues_{queue_count_ + sponsor_count,
+      queues_{queue_count_ + config_.sponsors,
               [&](std::size_t) { return padded<work_queue>{config_.copy_queue_floor}; }},
       ownership_{queue_count_,
                  [&](std::size_t i) { return std::atomic<work_queue*>{&queues_[i]}; }},
@@ -83,7 +91,7 @@ executor::executor(const system_config& config, actor_system& owner,
                                                 ? placement_.victim_groups[w]
                                                 : std::vector<std::vector<std::uint32_t>>{}};
                }},
-      lending_{*this, worker_count_, worker_count_, queue_count_, sponsor_count} {
+      lending_{*this, worker_count_, worker_count_, queue_count_, config_.sponsors} {
   if (!placement_.unavailable.empty())
     report(diagnostic_kind::topology_unavailable, placement_.unavailable);
   if (placement_.place_memory)
@@ -133,24 +141,8 @@ executor::~executor() {
   default_executor.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
 }
 
-void executor::on_discard(run_fn run, void (*drop)(const envelope&) noexcept) {
-  for (std::uint32_t i = 0; i < discard_handler_count_; ++i)
-    if (discard_handlers_[i].run == run) return;
-  if (discard_handler_count_ == discard_handlers_.size())
-    throw std::logic_error{
-        "tact: bug: more kinds of envelope register discard handlers than an "
-        "executor has room for (" +
-        std::to_string(discard_handlers_.size()) + ")"};
-  discard_handlers_[discard_handler_count_++] = {run, drop};
-}
-
-void executor::drop(const envelope& e) const noexcept {
-  for (std::uint32_t i = 0; i < discard_handler_count_; ++i)
-    if (discard_handlers_[i].run == e.run) return discard_handlers_[i].drop(e);
-}
-
 std::uint32_t executor::discard(std::uint32_t index) noexcept {
-  const std::uint32_t dropped = queues_[index].discard([this](const envelope& e) { drop(e); });
+  const std::uint32_t dropped = queues_[index].discard(drop_unrun);
   foreign_.discarded.fetch_add(dropped, std::memory_order_relaxed);
   return dropped;
 }
@@ -180,7 +172,14 @@ std::uint32_t executor::admit() {
   else
     foreign_.created.fetch_add(1, std::memory_order_relaxed);
   const std::uint32_t home = home_in_scope();
-  return home != runner::no_queue ? home : new_home();
+  if (home == runner::no_queue) return new_home();
+  lending_.bind(home);  // a scope's home is a sponsor's queue
+  return home;
+}
+
+void executor::actor_finished(std::uint32_t home) noexcept {
+  count(tally::actor_finished);
+  if (lending_.sponsored(home)) lending_.unbind(home);
 }
 
 std::uint32_t executor::new_home() noexcept {
@@ -203,7 +202,8 @@ void executor::post_to_mailbox(runner* self, std::uint32_t queue, void* target, 
     // queue's lock to discard it; we load it after releasing that lock
     // from our post (both sequentially consistent). If we read false, our
     // lock section came first and stop() finds the envelope; if true, we
-    // discard the queue ourselves (under its lock: an envelope goes once).
+    // discard the queue ourselves (each envelope is taken out under its
+    // lock, so it goes once).
     // No worker is left to wake.
     if (discarding_.load(std::memory_order_seq_cst)) [[unlikely]]
       return discard_late(queue);
@@ -224,7 +224,7 @@ void executor::discard_late(std::uint32_t queue) noexcept {
   try {
     report(diagnostic_kind::messages_unreceived,
            std::to_string(dropped) + " message(s) sent while the system stopped were never "
-           "received (their allocation actions did not run)");
+           "received");
   } catch (const std::bad_alloc&) {
   }
 }
@@ -332,7 +332,8 @@ std::uint64_t executor::live_actors() const noexcept {
       foreign_.created.load(std::memory_order_acquire) + sum(&worker_counters::actors_created);
   // More finished than created only after a program destroyed an actor
   // while its poison pill was still queued (reported on its own).
-  return created > finished ? created - finished : 0;
+  const std::uint64_t gone = finished + lending_.abandoned();
+  return created > gone ? created - gone : 0;
 }
 
 std::uint64_t executor::sum(counter worker_counters::*field) const noexcept {
@@ -396,9 +397,7 @@ void executor::stop(const std::function<void()>& before_join) {
   epochs_.clear();
   std::uint64_t queued = 0;
   discarding_.store(true, std::memory_order_seq_cst);  // see post_to_mailbox
-  for (std::uint32_t q = 0; q < queues_.size(); ++q)
-    queued += queues_[q].discard([this](const envelope& e) { drop(e); });
-  foreign_.discarded.fetch_add(queued, std::memory_order_relaxed);
+  for (std::uint32_t q = 0; q < queues_.size(); ++q) queued += discard(q);
   // From the join on, nothing may throw: the workers are gone, so a stop()
   // left halfway could never be completed. Out of memory, the reports go.
   try {

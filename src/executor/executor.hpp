@@ -67,7 +67,7 @@ class executor {
   std::uint32_t worker_count() const noexcept { return worker_count_; }
   std::uint32_t queue_count() const noexcept { return queue_count_; }
   // Runners of this executor, of every role (see runner::index).
-  std::uint32_t runner_count() const noexcept { return 2 * worker_count_ + sponsor_count; }
+  std::uint32_t runner_count() const noexcept { return 2 * worker_count_ + config_.sponsors; }
   bool stopping() const noexcept { return stopping_.load(std::memory_order_seq_cst); }
   const std::atomic<bool>& stopping_flag() const noexcept { return stopping_; }
   bool stopped() const noexcept { return stopped_.load(std::memory_order_acquire); }
@@ -113,6 +113,9 @@ class executor {
     return foreign_.ticket.fetch_add(1, std::memory_order_relaxed) % queue_count_;
   }
   void count(tally what) noexcept;
+  // A classic actor whose queue was `home` finished, or was destroyed
+  // before it finished: counted, and unbound from its sponsor if it had one.
+  void actor_finished(std::uint32_t home) noexcept;
   // Appends the envelope {target, message, run} to queue `queue` and wakes
   // whoever sleeps on it. `self`: this_runner(). The same-queue append is
   // the fast path (see post() in seam.hpp); this is everything else.
@@ -123,11 +126,6 @@ class executor {
   // reported at once, the rest counted and summed up by stop(), so a
   // program that does this in a loop is told once, not flooded.
   void note_unsent_message() noexcept;
-  // Queued envelopes whose run function is `run` are passed to `drop`
-  // instead of being ignored when they are discarded (at stop(), or with a
-  // sponsor), so an actor model can free what they own. Register before
-  // the system is shared; std::logic_error when the table is full.
-  void on_discard(run_fn run, void (*drop)(const envelope&) noexcept);
   // Deferred reclamation for pointers runners read without counting
   // references; participants are the runners, by index.
   epochs& reclamation() noexcept { return epochs_; }
@@ -174,8 +172,6 @@ class executor {
   std::uint32_t discard(std::uint32_t index) noexcept;
 
  private:
-  static constexpr std::uint32_t sponsor_count = defaults::sponsors;
-
   // Counters for threads that run no runner: shared, so atomic RMW.
   struct foreign_counters {
     std::atomic<std::uint64_t> created{0};
@@ -192,12 +188,6 @@ class executor {
       return tallies[static_cast<std::size_t>(what)].load(std::memory_order_relaxed);
     }
   };
-  struct discard_handler {
-    run_fn run;
-    void (*drop)(const envelope&) noexcept;
-  };
-
-  void drop(const envelope& e) const noexcept;
   void discard_late(std::uint32_t queue) noexcept;
   void start_worker(std::uint32_t index);
   void refuse_from_runner(const char* what) const;
@@ -231,8 +221,6 @@ class executor {
   fixed_array<padded<pool_worker>> workers_;    // none for a deterministic executor
   lending lending_;
   std::unique_ptr<stepper> stepper_;
-  std::array<discard_handler, 4> discard_handlers_{};
-  std::uint32_t discard_handler_count_ = 0;
   std::atomic<std::int32_t> promised_posts_{0};
   std::vector<std::thread> threads_;
   padded<foreign_counters> foreign_;

@@ -85,6 +85,7 @@ std::uint64_t sponsor_runner::drain() {
 lending::lending(executor& owner, std::uint32_t first_index, std::uint32_t guests,
                  std::uint32_t first_sponsor_queue, std::uint32_t sponsors)
     : owner_{owner},
+      first_sponsor_queue_{first_sponsor_queue},
       guests_{guests,
               [&](std::size_t g) {
                 return padded<guest>{owner, first_index + static_cast<std::uint32_t>(g)};
@@ -131,7 +132,7 @@ sponsor_runner& lending::take_sponsor(void (*notify)(void*) noexcept, void* cont
         "tact: sponsors run actors on threads of their own, which a deterministic system does not "
         "have"};
   for (sponsor_runner& r : sponsors_)
-    if (!r.taken_.load(std::memory_order_relaxed) &&
+    if (!r.taken_.load(std::memory_order_relaxed) && r.bound_.load() == 0 &&
         !r.taken_.exchange(true, std::memory_order_acquire)) {
       r.notify_ = notify;
       r.context_ = context;
@@ -143,13 +144,22 @@ sponsor_runner& lending::take_sponsor(void (*notify)(void*) noexcept, void* cont
                            " sponsors at once"};
 }
 
-std::uint32_t lending::release_sponsor(sponsor_runner& r) noexcept {
-  const std::uint32_t left = owner_.discard(r.queue());
+lending::leftovers lending::release_sponsor(sponsor_runner& r) noexcept {
+  const std::uint32_t messages = owner_.discard(r.queue());
   r.notify_ = nullptr;
   r.context_ = nullptr;
   // Release: the next sponsor on this runner sees it as we left it.
   r.taken_.store(false, std::memory_order_release);
-  return left;
+  return {messages, r.bound_.load()};
+}
+
+// A runner that is not taken runs nothing: what is bound to it now is
+// abandoned (take_sponsor leaves such a runner alone until it is zero).
+std::uint64_t lending::abandoned() const noexcept {
+  std::int64_t n = 0;
+  for (const sponsor_runner& r : sponsors_)
+    if (!r.taken_.load(std::memory_order_acquire)) n += r.bound_.load();
+  return n > 0 ? static_cast<std::uint64_t>(n) : 0;
 }
 
 std::uint64_t lending::run_sponsor(sponsor_runner& r) {

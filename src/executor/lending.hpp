@@ -63,10 +63,13 @@ class sponsor_runner : public runner {
   void (*notify_)(void*) noexcept = nullptr;
   void* context_ = nullptr;
   std::atomic<bool> taken_{false};
+  // Classic actors bound to this runner's queue that have not finished.
+  // Any thread: actors are made and destroyed anywhere.
+  std::atomic<std::int64_t> bound_{0};
 };
 
 // The threads an executor borrows: guests for askers (as many as there
-// are workers) and runners for sponsors (defaults::sponsors). stop() waits
+// are workers) and runners for sponsors (system_config::sponsors). stop() waits
 // for every lent thread to come back before it discards what is queued.
 class lending {
  public:
@@ -90,10 +93,26 @@ class lending {
   // A free sponsor runner, whose wake() calls `notify(context)`.
   // std::runtime_error when every one is taken.
   sponsor_runner& take_sponsor(void (*notify)(void*) noexcept, void* context);
-  // The runner is free again. @pre the sponsor's actors are done, so no
-  // send reaches its queue meanwhile. Returns how many messages were still
-  // queued (dropped, as at stop()).
-  std::uint32_t release_sponsor(sponsor_runner& r) noexcept;
+  // What a sponsor left behind when it was released.
+  struct leftovers {
+    std::uint32_t messages;  // still queued: dropped, as at stop()
+    std::int64_t actors;     // bound to it and not finished: abandoned
+  };
+  // The runner is given up. Its abandoned actors, if any, keep it out of
+  // use until they are destroyed, so that no later sponsor runs them; the
+  // runner is free again once none is left.
+  leftovers release_sponsor(sponsor_runner& r) noexcept;
+  // A classic actor bound to sponsor queue `queue` was made, or finished
+  // (or was destroyed before it finished). Any thread.
+  void bind(std::uint32_t queue) noexcept { runner_of(queue).bound_.fetch_add(1); }
+  void unbind(std::uint32_t queue) noexcept { runner_of(queue).bound_.fetch_sub(1); }
+  // Whether `queue` is a sponsor's.
+  bool sponsored(std::uint32_t queue) const noexcept {
+    return queue - first_sponsor_queue_ < sponsors_.size();
+  }
+  // Actors bound to sponsors that are gone: nobody can run them, so stop()
+  // does not wait for them.
+  std::uint64_t abandoned() const noexcept;
   // On the sponsor's thread, which must run as no runner (std::logic_error):
   // runs the sponsor's queue until it is empty, counting as a guest pass
   // for quiescence. Returns the messages run; 0 at once once the system
@@ -114,9 +133,13 @@ class lending {
 
  private:
   bool lend() noexcept;
+  sponsor_runner& runner_of(std::uint32_t queue) noexcept {
+    return sponsors_[queue - first_sponsor_queue_];
+  }
   void give_back() noexcept { lent_threads_.fetch_sub(1, std::memory_order_seq_cst); }
 
   executor& owner_;
+  const std::uint32_t first_sponsor_queue_;
   fixed_array<padded<guest>> guests_;
   fixed_array<padded<sponsor_runner>> sponsors_;
   std::atomic<std::uint32_t> lent_threads_{0};  // guests taken and sponsors running

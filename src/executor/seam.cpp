@@ -18,13 +18,11 @@ std::uint32_t any_queue(executor& ex) noexcept { return ex.next_queue(); }
 std::uint32_t queue_in_scope(const executor& ex) noexcept { return ex.home_in_scope(); }
 
 void count(executor& ex, tally what) noexcept { ex.count(what); }
+void actor_finished(executor& ex, std::uint32_t home) noexcept { ex.actor_finished(home); }
 void report(const executor& ex, diagnostic_kind kind, std::string text,
             std::exception_ptr error) noexcept {
   ex.report(kind, std::move(text), std::move(error));
 }
 void note_unsent_message(executor& ex) noexcept { ex.note_unsent_message(); }
-void on_discard(executor& ex, run_fn run, void (*drop)(const envelope&) noexcept) {
-  ex.on_discard(run, drop);
-}
 
 }  // namespace tact::detail

@@ -93,14 +93,13 @@ inline void post(executor& ex, runner* self, std::uint32_t queue, void* target, 
 // ---- statistics and reports; any thread ----
 
 void count(executor& ex, tally what) noexcept;
+// A classic actor whose queue was `home` finished or was destroyed
+// unfinished (see executor::actor_finished).
+void actor_finished(executor& ex, std::uint32_t home) noexcept;
 void report(const executor& ex, diagnostic_kind kind, std::string text,
             std::exception_ptr error = {}) noexcept;
 // A message destroyed without being sent (checks; see
 // executor::note_unsent_message).
 void note_unsent_message(executor& ex) noexcept;
-
-// Queued envelopes whose run function is `run` go to `drop` when they are
-// discarded without running (see executor::on_discard).
-void on_discard(executor& ex, run_fn run, void (*drop)(const envelope&) noexcept);
 
 }  // namespace tact::detail

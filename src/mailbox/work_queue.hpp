@@ -189,15 +189,28 @@ class work_queue {
   // ---- after the workers have stopped ----
 
   // Drops what is still queued, passing each envelope to `drop(envelope)`,
-  // which must not throw; returns how many envelopes that was.
+  // which must not throw, until none is left; returns how many envelopes
+  // that was. Each is taken out under the lock and dropped outside it: a
+  // drop may free a message or an actor whose destructor sends, perhaps
+  // to this queue.
   template <class Drop>
   std::uint32_t discard(Drop&& drop) noexcept {
-    std::lock_guard guard{lock_};
-    const std::uint32_t dropped = mailbox_.size();
-    while (!mailbox_.empty()) drop(mailbox_.pop());
-    mailbox_.recycle();
-    pending_.store(0, std::memory_order_relaxed);
-    return dropped;
+    std::uint32_t dropped = 0;
+    for (;;) {
+      envelope e{};
+      {
+        std::lock_guard guard{lock_};
+        if (mailbox_.empty()) {
+          mailbox_.recycle();
+          pending_.store(0, std::memory_order_relaxed);
+          return dropped;
+        }
+        e = mailbox_.pop();
+        pending_.store(mailbox_.size(), std::memory_order_relaxed);
+      }
+      drop(e);
+      ++dropped;
+    }
   }
 
  private:

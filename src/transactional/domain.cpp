@@ -23,7 +23,7 @@ domain::domain(executor& ex)
       stopping_{stopping_flag(ex)},
       collision_limit_{config_of(ex).collision_limit},
       per_runner_{runner_count(ex), [](std::size_t) { return padded<dispatch_counts>{}; }} {
-  on_discard(ex, &deliver, &drop);
+  on_discard(&deliver, &drop);
 }
 
 void domain::count_dropped() noexcept {

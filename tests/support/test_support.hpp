@@ -103,7 +103,7 @@ class diagnostic_tally {
 
  private:
   std::array<std::atomic<std::uint64_t>,
-             static_cast<std::size_t>(diagnostic_kind::unmatched_message) + 1>
+             static_cast<std::size_t>(diagnostic_kind::sponsor_left_actors) + 1>
       counts_{};
 };
 

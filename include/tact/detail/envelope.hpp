@@ -1,5 +1,7 @@
 #pragma once
 
+#include <tact/export.hpp>
+
 namespace tact::detail {
 
 // Runs one delivery: generated per (receiver type, message type) at compile
@@ -17,5 +19,17 @@ struct envelope {
 };
 
 static_assert(sizeof(envelope) == 3 * sizeof(void*));
+
+// Disposes of an envelope that will never run: it was still queued at
+// stop(), or for a sponsor that was destroyed. It frees what the envelope
+// owns, as its run function would have after the delivery. Must not throw.
+using drop_fn = void (*)(const envelope& e) noexcept;
+
+// Registers `drop` for the envelopes whose run function is `run`, for every
+// system of the process; an envelope with no registered drop is discarded
+// untouched. Registering a run function again keeps the first drop.
+// Returns true, so that a template can register from the initializer of a
+// variable (before main, at no cost per send). Any thread.
+TACT_API bool on_discard(run_fn run, drop_fn drop);
 
 }  // namespace tact::detail

@@ -19,11 +19,19 @@ sponsor::sponsor(actor_system& system, std::function<void()> wake)
 
 sponsor::~sponsor() {
   detail::executor& ex = detail::executor_of(system_);
-  if (const std::uint32_t left = ex.lent().release_sponsor(*runner_); left > 0)
+  const detail::lending::leftovers left = ex.lent().release_sponsor(*runner_);
+  if (left.messages > 0)
     ex.report(diagnostic_kind::messages_unreceived,
-              std::to_string(left) +
+              std::to_string(left.messages) +
                   " message(s) were still queued for a sponsor's actors when the sponsor was "
-                  "destroyed; they were dropped (run it, or finish its actors, first)");
+                  "destroyed; they were dropped, with their allocation actions (run it, or "
+                  "finish its actors, first)");
+  if (left.actors > 0)
+    ex.report(diagnostic_kind::sponsor_left_actors,
+              std::to_string(left.actors) +
+                  " actor(s) bound to a sponsor had not finished when the sponsor was "
+                  "destroyed; nothing will run them, stop() no longer waits for them, and a "
+                  "message sent to them is dropped at stop() (finish them first)");
 }
 
 // From the runner's wake(): a send found this sponsor idle.

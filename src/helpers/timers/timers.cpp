@@ -143,7 +143,7 @@ bool active(const timer_record* r) noexcept {
 // ---- the service ----
 
 timer_service::timer_service(executor& ex) : ex_{ex}, virtual_{ex.stepping() != nullptr} {
-  ex.on_discard(&fire_timer, &drop_envelope);
+  on_discard(&fire_timer, &drop_envelope);
 }
 
 timer_service::~timer_service() {
