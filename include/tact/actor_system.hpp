@@ -15,9 +15,11 @@ namespace tact {
 namespace detail {
 class executor;
 class timer_service;
+class waiting_askers;
 struct step_plan;
 executor& executor_of(actor_system& system) noexcept;
 timer_service& timers_of(actor_system& system) noexcept;
+waiting_askers& askers_of(actor_system& system) noexcept;
 namespace tx {
 class domain;
 domain& domain_of(actor_system& system) noexcept;
@@ -87,7 +89,10 @@ class TACT_API actor_system {
   // ends the timers still pending (timers do not keep a system alive, and
   // await_quiescence() does not wait for them either) and joins the
   // workers. Messages still queued afterwards (sent from other
-  // threads meanwhile) are reported and dropped. Call it when no other
+  // threads meanwhile) are reported and dropped. Asks still waited on
+  // from outside the pool then end at once with ask_error::no_reply
+  // (nothing can answer them any more); stop() returns once their threads
+  // have left the system. Call it when no other
   // thread will create actors or send again. Idempotent; not from a
   // behaviour (std::logic_error).
   void stop();
@@ -101,10 +106,12 @@ class TACT_API actor_system {
   friend class detail::ambient_scope;
   friend detail::executor& detail::executor_of(actor_system& system) noexcept;
   friend detail::timer_service& detail::timers_of(actor_system& system) noexcept;
+  friend detail::waiting_askers& detail::askers_of(actor_system& system) noexcept;
   friend detail::tx::domain& detail::tx::domain_of(actor_system& system) noexcept;
   std::unique_ptr<detail::executor> executor_;
   std::unique_ptr<detail::tx::domain> tx_;         // transactional actors' side
-  std::unique_ptr<detail::timer_service> timers_;  // destroyed first
+  std::unique_ptr<detail::timer_service> timers_;
+  std::unique_ptr<detail::waiting_askers> askers_;  // asks waited on from outside the pool
 };
 
 }  // namespace tact

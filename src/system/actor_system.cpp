@@ -1,6 +1,7 @@
 #include <tact/actor_system.hpp>
 
 #include "executor/executor.hpp"
+#include "helpers/ask/askers.hpp"
 #include "helpers/timers/timer_service.hpp"
 #include "system/machine_placement.hpp"
 #include "transactional/domain.hpp"
@@ -14,13 +15,15 @@ actor_system::actor_system(system_config config)
           detail::tx::validated(config), *this,
           [&](std::uint32_t workers) { return detail::machine_placement(config, workers); })},
       tx_{std::make_unique<detail::tx::domain>(*executor_)},
-      timers_{std::make_unique<detail::timer_service>(*executor_)} {}
+      timers_{std::make_unique<detail::timer_service>(*executor_)},
+      askers_{std::make_unique<detail::waiting_askers>()} {}
 
 actor_system::actor_system(const system_config& config, const detail::step_plan& plan)
     : executor_{std::make_unique<detail::executor>(detail::tx::validated(config), *this, nullptr,
                                                    &plan)},
       tx_{std::make_unique<detail::tx::domain>(*executor_)},
-      timers_{std::make_unique<detail::timer_service>(*executor_)} {}
+      timers_{std::make_unique<detail::timer_service>(*executor_)},
+      askers_{std::make_unique<detail::waiting_askers>()} {}
 
 actor_system::~actor_system() { stop(); }
 
@@ -36,12 +39,14 @@ system_stats actor_system::stats() const {
 void actor_system::await_quiescence() { executor_->await_quiescence(); }
 void actor_system::stop() {
   executor_->stop([this] { timers_->shutdown(); });
+  askers_->close();
 }
 
 namespace detail {
 
 executor& executor_of(actor_system& system) noexcept { return *system.executor_; }
 timer_service& timers_of(actor_system& system) noexcept { return *system.timers_; }
+waiting_askers& askers_of(actor_system& system) noexcept { return *system.askers_; }
 tx::domain& tx::domain_of(actor_system& system) noexcept { return *system.tx_; }
 
 ambient_scope::ambient_scope(actor_system& system) noexcept

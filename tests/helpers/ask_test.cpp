@@ -420,3 +420,45 @@ TEST_CASE("many threads ask at once, each getting its own answers") {
   CHECK(wrong.load() == 0);
   finish(system, c);
 }
+
+namespace {
+
+struct parked_question : tact::request<int> {};
+
+// Keeps the request it is asked (to answer some day) and finishes, so
+// stop() has nothing to wait for while the asker still waits.
+struct hoarder : tact::actor {
+  explicit hoarder(tact::actor_system& system) : tact::actor{system} {}
+  std::atomic<parked_question*> kept{nullptr};
+  tact::allocation receive(parked_question& q) {
+    q.set_allocation(tact::allocation::Nodelete);  // ours now
+    kept.store(&q);
+    return Finished;
+  }
+};
+
+}  // namespace
+
+// On the previous commit the asker slept until its deadline (a timeout a
+// minute later) although nothing could answer once the system stopped.
+TEST_CASE("stop() ends an ask waited on from outside the pool with no_reply") {
+  const std::uint32_t workers = GENERATE(1u, 2u);
+  tact::test::diagnostics_log log;  // the late ask's send to a finished actor
+  tact::actor_system system{{.workers = workers, .on_diagnostic = log.handler()}};
+  hoarder h{system};
+  std::atomic<bool> returned{false};
+  tact::ask_result<int> got{tact::ask_error::timeout};
+  std::thread asker{[&] {
+    got = tact::ask(h, parked_question{}, patient);
+    returned.store(true);
+  }};
+  while (h.kept.load() == nullptr) std::this_thread::yield();
+  system.stop();
+  CHECK(returned.load());  // stop() returned after the asker left
+  asker.join();
+  REQUIRE_FALSE(got.has_value());
+  CHECK(got.error() == tact::ask_error::no_reply);
+  delete h.kept.load();  // answering unanswered now reaches nobody
+  // An ask after stop() ends at once too.
+  CHECK(tact::ask(h, parked_question{}, patient).error() == tact::ask_error::no_reply);
+}

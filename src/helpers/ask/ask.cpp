@@ -6,6 +6,7 @@
 #include <tact/detail/tx_core.hpp>
 
 #include "executor/executor.hpp"
+#include "helpers/ask/askers.hpp"
 #include "helpers/timers/timer_service.hpp"
 #include "support/futex.hpp"
 
@@ -19,6 +20,8 @@
 //    costs no CPU. If a behaviour it ran is suspended, it stays that
 //    behaviour's guest until the behaviour is done;
 //  * a sponsor's thread (the program's own): it sleeps on the slot.
+// Both kinds of thread outside the pool are listed while they wait, so
+// that stop() can end their asks (see waiting_askers).
 namespace tact::detail {
 
 struct reply_access {
@@ -85,6 +88,8 @@ bool slot_settled(const void* slot) noexcept {
 reply_base::state await_helping(executor& ex, reply_base& slot,
                                 std::chrono::steady_clock::time_point deadline) {
   std::atomic<std::uint32_t>& state = reply_access::state(slot);
+  // Until we return: stop() ends the ask if it is still open then.
+  const waiting_askers::entry waiting{askers_of(ex.owner()), slot};
   lending& lent = ex.lent();
   // Helping stops between two messages once the answer is there or the
   // deadline has passed: the rest of a batch goes back to its queue.

@@ -25,7 +25,7 @@ class executor;
 // timers due on the way, on the calling thread.
 class timer_service {
  public:
-  // Registers the timer envelopes' discard handler with `ex`.
+  // Registers the drop of timer envelopes that never run (on_discard).
   explicit timer_service(executor& ex);
   // shutdown() must have run.
   ~timer_service();
