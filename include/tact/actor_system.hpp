@@ -80,8 +80,11 @@ class TACT_API actor_system {
 #pragma GCC diagnostic pop
   }
 
-  // Blocks until no message is queued or running: every worker has parked.
-  // Not from a behaviour (a worker cannot wait for itself: std::logic_error).
+  // Blocks until no message is queued or running: every worker has parked,
+  // no asker is helping, and no sponsor that runs by itself (a
+  // dedicated_sponsor, a sponsor with a `wake`) has mail it has not run.
+  // Mail for a sponsor that the program runs by hand (run_pending) does
+  // not count until it runs, nor do pending timers. Not from a behaviour (a worker cannot wait for itself: std::logic_error).
   // Returns at once if the system is stopped.
   void await_quiescence();
 

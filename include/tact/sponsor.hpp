@@ -86,6 +86,10 @@ class TACT_API sponsor {
   std::uint32_t home() const noexcept { return home_; }
 
  protected:
+  // For a sponsor that runs by itself once notified (a thread of its own):
+  // its mail counts as queued work for quiescence, as with a `wake`.
+  sponsor(actor_system& system, std::function<void()> wake, bool driven);
+
   // Sleeps until a message arrives for an idle sponsor (after `seen` was
   // read from bell()) or `timeout` passes; may return early.
   void wait_for_mail(std::uint32_t seen, std::chrono::nanoseconds timeout) noexcept;

@@ -61,6 +61,17 @@ bool guest::help(const help_limit* limit) {
 sponsor_runner::sponsor_runner(executor& owner, std::uint32_t index, std::uint32_t queue)
     : runner{owner, index, block{}, nullptr}, queue_{queue} {}
 
+// The pass begins before it is owed, so a run that takes it over ends a
+// pass that was counted.
+void sponsor_runner::wake() noexcept {
+  if (notify_ == nullptr) return;
+  if (driven_) {
+    owner().quiet().pass_begins();
+    owes_pass_.store(true);
+  }
+  notify_(context_);
+}
+
 std::uint64_t sponsor_runner::drain() {
   work_queue& q = owner().queue_at(queue_);
   std::uint64_t ran = 0;
@@ -126,7 +137,8 @@ void lending::release_guest(guest& g) noexcept {
   give_back();
 }
 
-sponsor_runner& lending::take_sponsor(void (*notify)(void*) noexcept, void* context) {
+sponsor_runner& lending::take_sponsor(void (*notify)(void*) noexcept, void* context,
+                                      bool driven) {
   if (owner_.stepping() != nullptr)
     throw std::logic_error{
         "tact: sponsors run actors on threads of their own, which a deterministic system does not "
@@ -136,6 +148,7 @@ sponsor_runner& lending::take_sponsor(void (*notify)(void*) noexcept, void* cont
         !r.taken_.exchange(true, std::memory_order_acquire)) {
       r.notify_ = notify;
       r.context_ = context;
+      r.driven_ = driven;
       // So that the first send to the new sponsor's actors notifies it.
       owner_.queue_at(r.queue()).register_waiter(&r, nullptr);
       return r;
@@ -146,6 +159,7 @@ sponsor_runner& lending::take_sponsor(void (*notify)(void*) noexcept, void* cont
 
 lending::leftovers lending::release_sponsor(sponsor_runner& r) noexcept {
   const std::uint32_t messages = owner_.discard(r.queue());
+  if (r.owes_pass_.exchange(false)) owner_.quiet().pass_ends();  // nothing left to run
   r.notify_ = nullptr;
   r.context_ = nullptr;
   // Release: the next sponsor on this runner sees it as we left it.
@@ -170,6 +184,10 @@ std::uint64_t lending::run_sponsor(sponsor_runner& r) {
   if (!lend()) return 0;
   r.enter();
   owner_.quiet().pass_begins();
+  // Ours covers the pass a wake-up opened: the mail it announced is in
+  // the queue we drain, and the next wake-up needs the waiter that only
+  // this drain registers again, so none can come in between.
+  if (r.owes_pass_.exchange(false)) owner_.quiet().pass_ends();
   // Nothing to unwind: a batch runs only noexcept trampolines.
   const std::uint64_t ran = r.drain();
   owner_.quiet().pass_ends();

@@ -48,10 +48,10 @@ class sponsor_runner : public runner {
   std::uint32_t queue() const noexcept { return queue_; }
   // A send found the sponsor idle: tells the sponsor (notify(context)).
   // Nobody to tell once the sponsor is gone (a send to its actors then
-  // breaks the rule for destroying a sponsor, see tact::sponsor).
-  void wake() noexcept override {
-    if (notify_ != nullptr) notify_(context_);
-  }
+  // breaks the rule for destroying a sponsor, see tact::sponsor). A driven
+  // sponsor's mail is queued work until the sponsor has run it: the
+  // system is not quiescent meanwhile (see run_sponsor).
+  void wake() noexcept override;
 
  private:
   friend class lending;
@@ -62,6 +62,11 @@ class sponsor_runner : public runner {
   const std::uint32_t queue_;
   void (*notify_)(void*) noexcept = nullptr;
   void* context_ = nullptr;
+  // Run by a thread of its own or an event loop, without the program
+  // asking: its mail counts toward quiescence from the wake-up on.
+  bool driven_ = false;
+  // A wake-up opened a pass for quiescence that the next run closes.
+  std::atomic<bool> owes_pass_{false};
   std::atomic<bool> taken_{false};
   // Classic actors bound to this runner's queue that have not finished.
   // Any thread: actors are made and destroyed anywhere.
@@ -90,9 +95,10 @@ class lending {
 
   // ---- sponsors ----
 
-  // A free sponsor runner, whose wake() calls `notify(context)`.
+  // A free sponsor runner, whose wake() calls `notify(context)`; `driven`:
+  // the sponsor runs by itself once notified (a thread, an event loop).
   // std::runtime_error when every one is taken.
-  sponsor_runner& take_sponsor(void (*notify)(void*) noexcept, void* context);
+  sponsor_runner& take_sponsor(void (*notify)(void*) noexcept, void* context, bool driven);
   // What a sponsor left behind when it was released.
   struct leftovers {
     std::uint32_t messages;  // still queued: dropped, as at stop()

@@ -463,3 +463,37 @@ TEST_CASE("a system takes as many sponsors as its configuration says") {
                   std::invalid_argument);
 }
 
+
+namespace {
+
+// Passes each item on to a sink bound to a sponsor: its last act.
+struct forwarder : tact::actor {
+  explicit forwarder(sink& to) : to_{to} {}
+  tact::allocation receive(item& m) {
+    to_ | *new item{m.sender, m.seq};
+    return Nodelete;
+  }
+  sink& to_;
+};
+
+}  // namespace
+
+// On the previous commit await_quiescence() returned as soon as the pool
+// was idle, before the sponsor's thread had even woken up for its mail.
+TEST_CASE("await_quiescence waits for mail queued for a sponsor with a thread or a loop") {
+  tact::actor_system system{{.workers = 2}};
+  tact::dedicated_sponsor io{system};
+  auto& bound = io.spawn<sink>();
+  auto& relay = system.spawn<forwarder>(bound);
+  constexpr std::uint64_t rounds = 200;
+  std::uint64_t seen_late = 0;
+  for (std::uint64_t i = 0; i < rounds; ++i) {
+    relay | *new item{0, i};
+    system.await_quiescence();
+    if (bound.count.load() != i + 1) ++seen_late;
+  }
+  CHECK(seen_late == 0);
+  relay | tact::delete_msg;
+  bound | tact::delete_msg;
+  system.stop();
+}

@@ -11,9 +11,12 @@
 namespace tact {
 
 sponsor::sponsor(actor_system& system, std::function<void()> wake)
+    : sponsor{system, std::move(wake), false} {}
+
+sponsor::sponsor(actor_system& system, std::function<void()> wake, bool driven)
     : system_{system}, wake_{std::move(wake)} {
   detail::executor& ex = detail::executor_of(system);
-  runner_ = &ex.lent().take_sponsor(&sponsor::notify, this);
+  runner_ = &ex.lent().take_sponsor(&sponsor::notify, this, driven || wake_ != nullptr);
   home_ = runner_->queue();
 }
 
@@ -79,7 +82,7 @@ std::size_t sponsor::run_until_quiescent() {
 }
 
 dedicated_sponsor::dedicated_sponsor(actor_system& system, const std::string& thread_name)
-    : sponsor{system} {
+    : sponsor{system, {}, true} {
   thread_ = std::thread{[this] { loop(); }};
   pthread_setname_np(thread_.native_handle(), thread_name.substr(0, 15).c_str());
 }
