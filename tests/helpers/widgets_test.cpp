@@ -531,3 +531,22 @@ TEST_CASE("join turns an answer that is not a reply into a failure") {
       widgets::fork_join<int>({quick, widgets::unwind_protect(mute, 1ms, [] {})});
   CHECK(tx::ask<std::vector<int>>(system, all, patient, 3).error() == tact::ask_error::failed);
 }
+
+TEST_CASE("an ask through a timeout gate that fires ends as a timeout") {
+  tact::actor_system system{quiet(2)};
+  const tx::actor_ref mute = tx::spawn(system, silent());
+
+  SECTION("unwind_protect's gate") {
+    const auto r = tx::ask<int>(system, widgets::unwind_protect(mute, 20ms, [] {}), patient, 1);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error() == tact::ask_error::timeout);
+  }
+  SECTION("a timeout gate a proxy puts in the asker's place") {
+    const tx::actor_ref bounded = tx::spawn(system, {[mute](const tx::message& m) {
+                                              tx::forward(mute, m, widgets::timeout(*m.customer(), 20ms));
+                                            }});
+    const auto r = tx::ask<int>(system, bounded, patient, 1);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error() == tact::ask_error::timeout);
+  }
+}
