@@ -543,10 +543,30 @@ TEST_CASE("an ask through a timeout gate that fires ends as a timeout") {
   }
   SECTION("a timeout gate a proxy puts in the asker's place") {
     const tx::actor_ref bounded = tx::spawn(system, {[mute](const tx::message& m) {
-                                              tx::forward(mute, m, widgets::timeout(*m.customer(), 20ms));
-                                            }});
+      tx::forward(mute, m, widgets::timeout(*m.customer(), 20ms));
+    }});
     const auto r = tx::ask<int>(system, bounded, patient, 1);
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error() == tact::ask_error::timeout);
   }
+}
+
+TEST_CASE("a cleanup that throws takes back what it staged; the customer gets its exception") {
+  inbox side_effects;
+  tact::actor_system system{quiet(2)};
+  const tx::actor_ref witness = logger(system, side_effects);
+  std::atomic<int> actions{0};
+  const tx::actor_ref guarded = widgets::unwind_protect(
+      tx::spawn(system, echo()), 1h, [witness, &actions] {
+        tx::send(tx::self(), std::string{"to the gate itself"});
+        tx::send(witness, std::string{"released"});
+        tx::on_commit([&actions] { actions.fetch_add(1); });
+        throw std::runtime_error{"cleanup failed"};
+      });
+  const auto r = tx::ask<int>(system, guarded, patient, 3);
+  REQUIRE(r.error() == tact::ask_error::failed);
+  CHECK_THROWS_WITH(r.value(), "cleanup failed");
+  system.await_quiescence();
+  CHECK(side_effects.entries().empty());
+  CHECK(actions.load() == 0);
 }
