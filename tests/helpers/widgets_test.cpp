@@ -570,3 +570,28 @@ TEST_CASE("a cleanup that throws takes back what it staged; the customer gets it
   CHECK(side_effects.entries().empty());
   CHECK(actions.load() == 0);
 }
+
+TEST_CASE("a race whose services fail or stay silent answers only through a timeout") {
+  inbox log;
+  tact::actor_system system{quiet(2)};
+  const tx::actor_ref customer = logger(system, log);
+  const tx::actor_ref broken = tx::spawn(system, thrower());
+  const tx::actor_ref mute = tx::spawn(system, silent());  // lets the request go
+  const tx::actor_ref keeper = tx::spawn(system, stash());  // keeps it, never answers
+
+  // A timeout on the customer bounds the wait, whichever way the other
+  // service is silent.
+  tx::send(widgets::race({broken, mute}), widgets::timeout(customer, 20ms), 1);
+  tx::send(widgets::race({broken, keeper}), widgets::timeout(customer, 20ms), 2);
+  CHECK(log.await(2) == std::vector<std::string>{"timed out", "timed out"});
+
+  // A silent service that lets the request go lets the race's customer go
+  // too: an ask knows at once that nothing can answer it, a plain customer
+  // hears nothing.
+  const auto r = tx::ask<int>(system, widgets::race({broken, mute}), patient, 3);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error() == tact::ask_error::no_reply);
+  tx::send(widgets::race({broken, mute}), customer, 4);
+  system.await_quiescence();
+  CHECK(log.entries().size() == 2);
+}
