@@ -97,7 +97,7 @@ ask_result<T> outcome(reply_slot<T>& slot, reply_base::state s) {
       return ask_result<T>{ask_error::failed, slot.error()};
     case reply_base::no_reply:
       return ask_result<T>{ask_error::no_reply};
-    default:
+    default:  // abandoned at the deadline, or timed out on the way
       return ask_result<T>{ask_error::timeout};
   }
 }

@@ -1,3 +1,4 @@
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -21,6 +22,7 @@
 #include "transactional/dispatch.hpp"
 #include "transactional/domain.hpp"
 #include "transactional/ordered_actions.hpp"
+#include "transactional/savepoint.hpp"
 
 // Transactional delivery (xTActors): run a handler, collecting what it
 // sends and becomes; at its normal exit commit all of it at once (the
@@ -79,6 +81,42 @@ struct transaction {
     last = &first;
     if (next != nullptr) std::exchange(next, nullptr)->release();
     actions.clear();
+  }
+
+  // What was staged when a savepoint was taken (see run_in_savepoint). The
+  // become staged then is set aside, so that one staged after the mark
+  // can be undone without losing it.
+  struct mark {
+    message** last;
+    bool borrowed;
+    std::size_t actions;
+    behaviour_base* next;
+  };
+  mark take_mark() noexcept {
+    return {last, borrowed, actions.size(), std::exchange(next, nullptr)};
+  }
+  // The savepoint's effects join the rest: a become staged after the mark
+  // replaces the one set aside.
+  void keep_since(const mark& m) noexcept {
+    if (next == nullptr)
+      next = m.next;
+    else if (m.next != nullptr)
+      m.next->release();
+  }
+  // The savepoint's effects are discarded, as discard() does for all. A
+  // send after the mark that borrowed the handled message's reference
+  // takes one of its own first, since its destruction releases one.
+  void discard_since(const mark& m) noexcept {
+    if (borrowed && !m.borrowed) {
+      retain(actor);
+      borrowed = false;
+    }
+    for (message* s = std::exchange(*m.last, nullptr); s != nullptr;)
+      message_access::destroy(std::exchange(s, message_access::next(*s)));
+    last = m.last;
+    if (next != nullptr) next->release();
+    next = m.next;
+    actions.erase(actions.begin() + static_cast<std::ptrdiff_t>(m.actions), actions.end());
   }
 };
 
@@ -536,6 +574,20 @@ void on_commit(std::function<void()> action) {
   if (current == nullptr)
     throw std::logic_error{"tact: tx::on_commit called outside a transactional handler"};
   current->actions.push_back(std::move(action));
+}
+
+void run_in_savepoint(const std::function<void()>& body) {
+  if (current == nullptr)
+    throw std::logic_error{"tact: a savepoint taken outside a transactional handler"};
+  transaction& tx = *current;
+  const transaction::mark m = tx.take_mark();
+  try {
+    body();
+  } catch (...) {
+    tx.discard_since(m);
+    throw;
+  }
+  tx.keep_since(m);
 }
 
 }  // namespace tact::detail::tx

@@ -531,3 +531,67 @@ TEST_CASE("join turns an answer that is not a reply into a failure") {
       widgets::fork_join<int>({quick, widgets::unwind_protect(mute, 1ms, [] {})});
   CHECK(tx::ask<std::vector<int>>(system, all, patient, 3).error() == tact::ask_error::failed);
 }
+
+TEST_CASE("an ask through a timeout gate that fires ends as a timeout") {
+  tact::actor_system system{quiet(2)};
+  const tx::actor_ref mute = tx::spawn(system, silent());
+
+  SECTION("unwind_protect's gate") {
+    const auto r = tx::ask<int>(system, widgets::unwind_protect(mute, 20ms, [] {}), patient, 1);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error() == tact::ask_error::timeout);
+  }
+  SECTION("a timeout gate a proxy puts in the asker's place") {
+    const tx::actor_ref bounded = tx::spawn(system, {[mute](const tx::message& m) {
+      tx::forward(mute, m, widgets::timeout(*m.customer(), 20ms));
+    }});
+    const auto r = tx::ask<int>(system, bounded, patient, 1);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error() == tact::ask_error::timeout);
+  }
+}
+
+TEST_CASE("a cleanup that throws takes back what it staged; the customer gets its exception") {
+  inbox side_effects;
+  tact::actor_system system{quiet(2)};
+  const tx::actor_ref witness = logger(system, side_effects);
+  std::atomic<int> actions{0};
+  const tx::actor_ref guarded = widgets::unwind_protect(
+      tx::spawn(system, echo()), 1h, [witness, &actions] {
+        tx::send(tx::self(), std::string{"to the gate itself"});
+        tx::send(witness, std::string{"released"});
+        tx::on_commit([&actions] { actions.fetch_add(1); });
+        throw std::runtime_error{"cleanup failed"};
+      });
+  const auto r = tx::ask<int>(system, guarded, patient, 3);
+  REQUIRE(r.error() == tact::ask_error::failed);
+  CHECK_THROWS_WITH(r.value(), "cleanup failed");
+  system.await_quiescence();
+  CHECK(side_effects.entries().empty());
+  CHECK(actions.load() == 0);
+}
+
+TEST_CASE("a race whose services fail or stay silent answers only through a timeout") {
+  inbox log;
+  tact::actor_system system{quiet(2)};
+  const tx::actor_ref customer = logger(system, log);
+  const tx::actor_ref broken = tx::spawn(system, thrower());
+  const tx::actor_ref mute = tx::spawn(system, silent());  // lets the request go
+  const tx::actor_ref keeper = tx::spawn(system, stash());  // keeps it, never answers
+
+  // A timeout on the customer bounds the wait, whichever way the other
+  // service is silent.
+  tx::send(widgets::race({broken, mute}), widgets::timeout(customer, 20ms), 1);
+  tx::send(widgets::race({broken, keeper}), widgets::timeout(customer, 20ms), 2);
+  CHECK(log.await(2) == std::vector<std::string>{"timed out", "timed out"});
+
+  // A silent service that lets the request go lets the race's customer go
+  // too: an ask knows at once that nothing can answer it, a plain customer
+  // hears nothing.
+  const auto r = tx::ask<int>(system, widgets::race({broken, mute}), patient, 3);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error() == tact::ask_error::no_reply);
+  tx::send(widgets::race({broken, mute}), customer, 4);
+  system.await_quiescence();
+  CHECK(log.entries().size() == 2);
+}

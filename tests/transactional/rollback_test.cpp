@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -11,6 +12,7 @@
 #include <tact/transactional.hpp>
 
 #include "support/test_support.hpp"
+#include "transactional/savepoint.hpp"
 #include "transactional/tx_support.hpp"
 
 namespace {
@@ -133,4 +135,61 @@ TEST_CASE("on_commit actions run only when the handler commits") {
   CHECK(ran.load() == 2);
   CHECK(log.count(tact::diagnostic_kind::behaviour_exception) == 1);  // the rollback
   CHECK_THROWS_AS(tx::on_commit([] {}), std::logic_error);
+}
+
+namespace {
+
+// Names the behaviour an actor has: answers "<name> <n>" to `out`.
+tx::behaviour named(tx::actor_ref out, std::string name) {
+  return {[out, name](int n) { tx::send(out, name + " " + std::to_string(n)); }};
+}
+
+// Stages a send and a become around a savepoint: on 1 the savepoint
+// stages a send, a send to itself, an action and a become, then throws;
+// on 2 it stages a send and returns; on 3 it also stages a become.
+tx::behaviour around_savepoint(tx::actor_ref out, std::atomic<int>& actions) {
+  return {[out, &actions](int n) {
+    tx::send(out, "before " + std::to_string(n));
+    tx::become(named(out, "outer"));
+    try {
+      tact::detail::tx::run_in_savepoint([&] {
+        tx::send(out, "inside " + std::to_string(n));
+        if (n == 3) tx::become(named(out, "inner"));
+        if (n != 1) return;
+        tx::send(tx::self(), 0);
+        tx::on_commit([&actions] { actions.fetch_add(1); });
+        tx::become(named(out, "taken back"));
+        throw std::runtime_error{"undo"};
+      });
+    } catch (const std::runtime_error&) {
+    }
+    tx::send(out, "after " + std::to_string(n));
+  }};
+}
+
+}  // namespace
+
+TEST_CASE("a savepoint takes back what was staged in it if it throws, and keeps it if not") {
+  const tx::mode mode = GENERATE(tx::mode::parallel, tx::mode::serialized);
+  const int n = GENERATE(1, 2, 3);
+  record<std::string> seen;
+  std::atomic<int> actions{0};
+  tact::actor_system system{{.workers = 2}};
+  const tx::actor_ref out = tx::spawn(system, recorder(seen));
+  const tx::actor_ref a = tx::spawn(system, around_savepoint(out, actions), mode);
+  tx::send(a, n);
+  system.await_quiescence();
+  tx::send(a, 9);  // meets the become that committed
+  system.await_quiescence();
+  std::vector<std::string> values = seen.values();
+  std::sort(values.begin(), values.end());
+  const std::string i = std::to_string(n);
+  std::vector<std::string> expected{"after " + i, "before " + i,
+                                    n == 3 ? "inner 9" : "outer 9"};
+  if (n != 1) expected.push_back("inside " + i);
+  std::sort(expected.begin(), expected.end());
+  CHECK(values == expected);
+  CHECK(actions.load() == 0);
+  CHECK(system.stats().total.tx_rollbacks == 0);
+  CHECK_THROWS_AS(tact::detail::tx::run_in_savepoint([] {}), std::logic_error);
 }

@@ -32,7 +32,9 @@ class reply_base {
   // waiting: pending, and the asking thread sleeps on the slot (settle
   // wakes it). suspended: pending, and the asker is a behaviour suspended
   // on runner host_ (a worker, or a guest: settle wakes it, see
-  // await_reply).
+  // await_reply). timed_out: a timeout on the way to the service (a
+  // widget's) answered in its place. abandoned: the asker's own deadline
+  // passed.
   enum state : std::uint32_t {
     pending,
     waiting,
@@ -41,6 +43,7 @@ class reply_base {
     replied,
     failed,
     no_reply,
+    timed_out,
     abandoned
   };
 
@@ -66,6 +69,9 @@ class reply_base {
   }
   void fail_unanswered() noexcept {
     if (claim()) settle(no_reply);
+  }
+  void fail_timed_out() noexcept {
+    if (claim()) settle(timed_out);
   }
 
   std::exception_ptr error() const noexcept { return error_; }

@@ -12,6 +12,7 @@
 #include <tact/tx/behaviour.hpp>
 #include <tact/tx/failure.hpp>
 #include <tact/tx/transaction.hpp>
+#include <tact/widgets/timed_out.hpp>
 
 namespace tact::tx {
 
@@ -24,8 +25,11 @@ namespace tact::tx {
 //   // the counter answers with tx::send(customer, value)
 //
 // Outcomes as for the classic ask (see ask_result): a handler that throws
-// on the request answers ask_error::failed with its exception; once nobody
-// holds the customer any more without having answered, ask_error::no_reply.
+// on the request answers ask_error::failed with its exception; a
+// widgets::timed_out sent to the customer (by a timeout gate or an
+// unwind_protect between the asker and the service) answers
+// ask_error::timeout at once; once nobody holds the customer any more
+// without having answered, ask_error::no_reply.
 // Waits as tact::ask does: from outside the actor world the calling thread
 // helps run queued work; inside a classic behaviour the behaviour is
 // suspended while its worker runs other actors. Not inside a handler
@@ -51,7 +55,8 @@ ask_result<R> ask(actor_system& system, const actor_ref& to, std::chrono::nanose
   auto guard = std::make_shared<const unanswered>(slot);
   actor_ref customer = spawn(
       system, {[guard](const R& value) { guard->slot->reply(value); },
-               [guard](const failure& f) { guard->slot->fail(f.error); }});
+               [guard](const failure& f) { guard->slot->fail(f.error); },
+               [guard](widgets::timed_out) { guard->slot->fail_timed_out(); }});
   guard.reset();
   customer.cell()->told_of_failures = true;  // nobody else knows it yet
   send(to, std::move(customer), std::forward<Args>(args)...);

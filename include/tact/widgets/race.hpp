@@ -10,7 +10,9 @@ namespace tact::widgets {
 // An actor that sends each request (customer first) to every one of
 // `services` at once and passes only the first answer on to the customer.
 // A service whose handler throws on the request does not win: the customer
-// gets a tx::failure only when every service failed.
+// gets a tx::failure only when every service failed. A service that never
+// answers is no failure: when the others all failed, the customer gets
+// nothing, so bound the wait with a timeout gate as the customer.
 //
 //   auto fastest = tact::widgets::race({primary, replica});
 //   tx::send(fastest, tx::self(), lookup{key});

@@ -5,13 +5,7 @@
 #include <tact/export.hpp>
 #include <tact/timer.hpp>
 #include <tact/tx/actor_ref.hpp>
-
-namespace tact::widgets {
-
-// What a customer gets from a timeout gate when no reply came in time.
-struct timed_out {};
-
-}  // namespace tact::widgets
+#include <tact/widgets/timed_out.hpp>
 
 namespace tact::widgets::detail {
 TACT_API tx::actor_ref timeout(const tx::actor_ref& customer, std::chrono::nanoseconds delay);

@@ -22,7 +22,8 @@ namespace tact::widgets {
 // original customer. `cleanup` runs inside the gate's handler, so its
 // tx::send and tx::on_commit are staged and commit together with passing
 // the outcome on (a tx::become in it is replaced by the gate's); it must
-// be safe to run on any worker. If it throws, the customer gets its
+// be safe to run on any worker. If it throws, what it staged is discarded
+// (all or nothing, as for a handler that throws) and the customer gets its
 // exception as a tx::failure instead of the outcome.
 //
 //   auto guarded = tact::widgets::unwind_protect(file_writer, 1s, [log] {

@@ -10,6 +10,8 @@
 #include <tact/widgets/timeout.hpp>
 #include <tact/widgets/unwind_protect.hpp>
 
+#include "transactional/savepoint.hpp"
+
 namespace tact::widgets {
 
 namespace {
@@ -69,7 +71,8 @@ tx::behaviour gate(tx::actor_ref customer, std::function<void()> cleanup,
   return {[customer = std::move(customer), cleanup = std::move(cleanup),
            timeout = std::move(timeout)](const tx::message& first) {
     try {
-      if (cleanup) cleanup();
+      // All or nothing: a cleanup that throws leaves none of its effects.
+      if (cleanup) tact::detail::tx::run_in_savepoint(cleanup);
       tx::forward(customer, first);
     } catch (...) {
       // The cleanup threw, or the outcome cannot be passed on (a reply
