@@ -70,8 +70,13 @@ inline constexpr std::chrono::microseconds watch_longest{20'000};
 // inside a behaviour, see docs/ask.md), in bytes, guard page included.
 // A behaviour that waits, and whatever runs on the worker while it does,
 // may run on such a stack: deep recursion in a behaviour needs more. Pages
-// are touched only as used; a worker keeps the fibers it needed at most.
+// are touched only as used.
 inline constexpr std::size_t fiber_stack_size = 256 * 1024;
+// Fibers (with their stacks) a worker or a guest keeps for reuse once the
+// behaviours that waited on them are done: a worker ends the rest when it
+// parks, a guest when it is released, so that a burst of waiting
+// behaviours does not hold its memory and mappings for good.
+inline constexpr std::size_t fibers_kept = 32;
 // The smallest stack system_config::fiber_stack_size accepts.
 inline constexpr std::size_t fiber_stack_minimum = 32 * 1024;
 

@@ -145,8 +145,10 @@ class fiber_pool::stack_allocator {
   context* owner_;
 };
 
-fiber_pool::fiber_pool(std::size_t stack_size, void (*loop)(void*), void* owner)
+fiber_pool::fiber_pool(std::size_t stack_size, std::size_t kept, void (*loop)(void*),
+                       void* owner)
     : stack_size_{stack_size},
+      kept_{kept},
       loop_{loop},
       owner_{owner},
       native_{std::make_unique<context>()},
@@ -171,15 +173,34 @@ void fiber_pool::enter() noexcept {
 }
 
 void fiber_pool::leave() noexcept {
-  TACT_ASSERT(on_native(), "only the native context leaves");
-  if (idle_.empty()) return;
+  end_idle(0);
+  unmap_spare(kept_);
+}
+
+void fiber_pool::trim() noexcept {
+  end_idle(kept_);
+  unmap_spare(kept_ - idle_.size());
+}
+
+// Each ended fiber goes back to the native context (see depart()), and
+// Boost hands its stack to the spares there (stack_allocator::deallocate).
+void fiber_pool::end_idle(std::size_t keep) noexcept {
+  TACT_ASSERT(on_native(), "only the native context ends fibers");
+  if (idle_.size() <= keep) return;
   ending_ = true;
-  while (!idle_.empty()) {
+  while (idle_.size() > keep) {
     context* last = idle_.back();
     idle_.pop_back();
     switch_to(*last);  // it returns from its loop and ends (see depart())
   }
   ending_ = false;
+}
+
+void fiber_pool::unmap_spare(std::size_t keep) noexcept {
+  while (stacks_.size() > keep) {
+    unmap_stack(stacks_.back());
+    stacks_.pop_back();
+  }
 }
 
 bool fiber_pool::native_idle() const noexcept { return native_->now == context::state::idle; }

@@ -36,9 +36,10 @@ class fiber_pool {
 
   // `loop(owner)` is what each new fiber runs (the worker's loop). It must
   // return once ending() is true, and only then. `stack_size`: each
-  // fiber's stack, in bytes, guard page included. Allocates the native
+  // fiber's stack, in bytes, guard page included. `kept`: idle fibers and
+  // spare stacks kept by trim() and leave(). Allocates the native
   // context's record (std::bad_alloc), so that enter() cannot fail.
-  fiber_pool(std::size_t stack_size, void (*loop)(void*), void* owner);
+  fiber_pool(std::size_t stack_size, std::size_t kept, void (*loop)(void*), void* owner);
   // Frees the kept stacks. Only after leave(), or if enter() never ran.
   ~fiber_pool();
   fiber_pool(const fiber_pool&) = delete;
@@ -49,9 +50,14 @@ class fiber_pool {
   // The calling thread's stack becomes the native context, running.
   void enter() noexcept;
   // On the native context, with no context suspended: ends every idle
-  // fiber (each returns from its loop, seeing ending()). enter() may
-  // follow, on this or another thread.
+  // fiber (each returns from its loop, seeing ending()) and unmaps the
+  // spare stacks beyond `kept`. enter() may follow, on this or another
+  // thread.
   void leave() noexcept;
+  // On the native context, with no context suspended: ends the idle
+  // fibers beyond `kept`, and unmaps the spare stacks beyond what it takes
+  // to have `kept` fibers again.
+  void trim() noexcept;
 
   bool on_native() const noexcept { return running_ == native_.get(); }
   // Whether the native context waits for the loop to come back to it.
@@ -84,6 +90,8 @@ class fiber_pool {
   };
 
   context& make_fiber();
+  void end_idle(std::size_t keep) noexcept;
+  void unmap_spare(std::size_t keep) noexcept;
   void switch_to(context& to) noexcept;
   void arrived(boost::context::fiber from) noexcept;
   boost::context::fiber depart() noexcept;
@@ -91,6 +99,7 @@ class fiber_pool {
   static void exchange_thread_state(context& from, context& to) noexcept;
 
   const std::size_t stack_size_;
+  const std::size_t kept_;
   void (*const loop_)(void*);
   void* const owner_;
   std::unique_ptr<context> native_;

@@ -139,6 +139,7 @@ void pool_worker::park() {
   // A last look first: mail stranded on a worker whose thread is not
   // running (see thief::worth_stealing) is taken now, not after a watch.
   if (stealing_ && thief_.steal_stranded()) return;
+  trim_fibers();
   // What this worker retired and cannot free yet goes to the shared list,
   // so that a parked worker does not hold it until it runs again.
   owner().reclamation().abandon(index());

@@ -53,6 +53,10 @@ bool runner::on_fiber() const noexcept {
   return suspensions_ != nullptr && !suspensions_->fibers.on_native();
 }
 
+void runner::trim_fibers() noexcept {
+  if (suspensions_ != nullptr && !busy() && !on_fiber()) suspensions_->fibers.trim();
+}
+
 bool runner::fiber_turn() noexcept {
   if (!on_fiber()) return true;
   fiber_pool& fibers = suspensions_->fibers;

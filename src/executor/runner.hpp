@@ -214,6 +214,10 @@ class runner : public sleeper {
   // larger stack.
   bool fiber_turn() noexcept;
   bool on_fiber() const noexcept;
+  // When no behaviour waits here: ends the fibers and stacks beyond
+  // defaults::fibers_kept (see fiber_pool::trim), so that a burst of waits
+  // gives its memory back once it is over. For a runner about to idle.
+  void trim_fibers() noexcept;
   // Registers as the waiter of every queue this runner owns; false if one
   // has mail, or was taken from us by a thief since we loaded its slot
   // (who then wakes us: we are parking).

@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include <tact/defaults.hpp>
+
 #include "executor/fibers.hpp"
 #include "executor/held_queue.hpp"
 #include "executor/runner.hpp"
@@ -18,7 +20,7 @@ namespace tact::detail {
 // Boost.Context.
 struct runner::suspensions {
   suspensions(std::size_t stack_size, runner& owner)
-      : fibers{stack_size, &runner::loop_of, &owner} {}
+      : fibers{stack_size, defaults::fibers_kept, &runner::loop_of, &owner} {}
 
   fiber_pool fibers;
   std::vector<suspended_behaviour*> suspended;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <exception>
 #include <memory>
 #include <stdexcept>
@@ -621,4 +622,80 @@ TEST_CASE("a behaviour that cannot get a stack with a guard page is refused with
   CHECK_FALSE(child.aborted);
   CHECK(child.error.find("outcome 2: tact: a behaviour cannot wait: its stack's guard page could "
                          "not be set") != std::string::npos);
+}
+
+namespace {
+
+struct wait_here : tact::request<int> {};
+struct open_gate : tact::message {};
+
+// Keeps every request until the gate opens, then answers them all: the
+// askers wait at once, each on a fiber of its own.
+struct gatekeeper : tact::actor {
+  explicit gatekeeper(tact::actor_system& system) : tact::actor{system} {}
+  std::vector<wait_here*> kept;
+  std::atomic<std::size_t> waiting{0};
+  tact::allocation receive(wait_here& w) {
+    w.set_allocation(tact::allocation::Nodelete);  // ours until answered
+    kept.push_back(&w);
+    waiting.store(kept.size());
+    return Nodelete;
+  }
+  tact::allocation receive(open_gate&) {
+    for (wait_here* w : kept) {
+      w->reply(1);
+      delete w;
+    }
+    kept.clear();
+    return Nodelete;
+  }
+};
+
+struct waiter : tact::actor {
+  waiter(tact::actor_system& system, gatekeeper& g) : tact::actor{system}, gate{g} {}
+  gatekeeper& gate;
+  bool answered = false;
+  tact::allocation receive(go&) {
+    answered = tact::ask(gate, wait_here{}, patient).has_value();
+    return Nodelete;
+  }
+};
+
+// The process's memory mappings: two per fiber stack (the stack, its guard).
+std::size_t mappings() {
+  std::FILE* maps = std::fopen("/proc/self/maps", "r");
+  REQUIRE(maps != nullptr);
+  std::size_t lines = 0;
+  for (int c; (c = std::fgetc(maps)) != EOF;) lines += c == '\n';
+  std::fclose(maps);
+  return lines;
+}
+
+}  // namespace
+
+// On the previous commit the worker kept all 600 fibers, and their stacks'
+// 1,200 mappings, until the system stopped.
+TEST_CASE("a worker gives back the fibers of a burst of waiting behaviours once it is over") {
+  tact::actor_system system{{.workers = 1}};
+  gatekeeper gate{system};
+  constexpr std::size_t burst = 600;
+  std::vector<std::unique_ptr<waiter>> waiters;
+  for (std::size_t i = 0; i < burst; ++i) waiters.push_back(std::make_unique<waiter>(system, gate));
+  go start;
+  const std::size_t before = mappings();
+  for (auto& w : waiters) *w | start;
+  while (gate.waiting.load() < burst) std::this_thread::sleep_for(1ms);
+  const std::size_t at_peak = mappings();
+  CHECK(at_peak >= before + 2 * (burst - tact::defaults::fibers_kept));
+  open_gate opening;
+  gate | opening;  // answered, the behaviours end; the idle worker trims
+  system.await_quiescence();
+  const std::size_t after = mappings();
+  INFO("mappings: " << before << " before, " << at_peak << " at the peak, " << after << " after");
+  CHECK(after <= before + 2 * tact::defaults::fibers_kept + 16);
+  CHECK(std::all_of(waiters.begin(), waiters.end(), [](auto& w) { return w->answered; }));
+  CHECK(system.stats().total.fibers_made >= burst);
+  for (auto& w : waiters) *w | tact::finished_msg;
+  gate | tact::finished_msg;
+  system.stop();
 }
