@@ -94,9 +94,9 @@ class TACT_API actor_system {
   // workers. Messages still queued afterwards (sent from other
   // threads meanwhile) are reported and dropped. Asks still waited on
   // from outside the pool then end at once with ask_error::no_reply
-  // (nothing can answer them any more); stop() returns once their threads
-  // have left the system. Call it when no other
-  // thread will create actors or send again. Idempotent; not from a
+  // (nothing can answer them any more); stop() returns once each of them
+  // is done with the system, and an ask that starts waiting later ends at
+  // once. Call it when no other thread will create actors or send again. Idempotent; not from a
   // behaviour (std::logic_error).
   void stop();
 

@@ -31,7 +31,8 @@ class waiting_askers {
 
   // Ends every ask waited on now or from now on: each that is still open
   // settles as no_reply, which wakes its asker. Returns once every asker
-  // has left (so the system may be destroyed next). After the workers are
+  // has left the list, which it does when it no longer touches the system
+  // (so the system may be destroyed next). After the workers are
   // joined, so that no answer can come any more.
   void close() noexcept;
 
