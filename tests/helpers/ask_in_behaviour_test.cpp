@@ -692,9 +692,22 @@ TEST_CASE("a worker gives back the fibers of a burst of waiting behaviours once 
   system.await_quiescence();
   const std::size_t after = mappings();
   INFO("mappings: " << before << " before, " << at_peak << " at the peak, " << after << " after");
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // The sanitizers' runtimes map memory per fiber and keep it.
+  WARN("mappings not compared under a sanitizer");
+#else
   CHECK(after <= before + 2 * tact::defaults::fibers_kept + 16);
+#endif
   CHECK(std::all_of(waiters.begin(), waiters.end(), [](auto& w) { return w->answered; }));
-  CHECK(system.stats().total.fibers_made >= burst);
+  const std::uint64_t made = system.stats().total.fibers_made;
+  CHECK(made >= burst);
+  // A second burst finds only the kept fibers: it makes the rest again.
+  gate.waiting.store(0);
+  for (auto& w : waiters) *w | start;
+  while (gate.waiting.load() < burst) std::this_thread::sleep_for(1ms);
+  gate | opening;
+  system.await_quiescence();
+  CHECK(system.stats().total.fibers_made >= made + burst - tact::defaults::fibers_kept);
   for (auto& w : waiters) *w | tact::finished_msg;
   gate | tact::finished_msg;
   system.stop();
