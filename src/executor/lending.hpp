@@ -69,7 +69,9 @@ class sponsor_runner : public runner {
   std::atomic<bool> owes_pass_{false};
   std::atomic<bool> taken_{false};
   // Classic actors bound to this runner's queue that have not finished.
-  // Any thread: actors are made and destroyed anywhere.
+  // Any thread: actors are made and destroyed anywhere. Only a sponsor
+  // that holds the runner binds to it, so once it is not taken the count
+  // can only fall: take_sponsor's read of zero stays true.
   std::atomic<std::int64_t> bound_{0};
 };
 
@@ -112,7 +114,8 @@ class lending {
   // (or was destroyed before it finished). Any thread.
   void bind(std::uint32_t queue) noexcept { runner_of(queue).bound_.fetch_add(1); }
   void unbind(std::uint32_t queue) noexcept { runner_of(queue).bound_.fetch_sub(1); }
-  // Whether `queue` is a sponsor's.
+  // Whether `queue` is a sponsor's (unsigned: a queue below the first
+  // sponsor's wraps to a large difference).
   bool sponsored(std::uint32_t queue) const noexcept {
     return queue - first_sponsor_queue_ < sponsors_.size();
   }

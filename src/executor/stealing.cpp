@@ -128,20 +128,23 @@ std::uint32_t thief::slot_to_give() noexcept {
   return mine.first + give_;
 }
 
-bool thief::steal_stranded() {
+// Each other worker once, from a random one, until `take(w)` is true.
+template <class Take>
+std::optional<std::uint32_t> thief::first_other(Take&& take) {
   const std::uint32_t workers = owner_.worker_count();
   std::uint32_t w = victims_.random(workers);
   for (std::uint32_t i = 0; i < workers; ++i, w = w + 1 == workers ? 0 : w + 1)
-    if (w != self_.index() && steal_from(w)) return true;
-  return false;
+    if (w != self_.index() && take(w)) return w;
+  return std::nullopt;
+}
+
+bool thief::steal_stranded() {
+  return first_other([this](std::uint32_t w) { return steal_from(w); }).has_value();
 }
 
 std::optional<std::uint32_t> thief::find_stranded_work() noexcept {
-  const std::uint32_t workers = owner_.worker_count();
-  std::uint32_t w = victims_.random(workers);
-  for (std::uint32_t i = 0; i < workers; ++i, w = w + 1 == workers ? 0 : w + 1)
-    if (w != self_.index() && worth_stealing(owner_.worker_at(w))) return w;
-  return std::nullopt;
+  return first_other(
+      [this](std::uint32_t w) { return worth_stealing(owner_.worker_at(w)).has_value(); });
 }
 
 }  // namespace tact::detail

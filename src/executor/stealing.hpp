@@ -40,6 +40,8 @@ class thief {
   }
 
  private:
+  template <class Take>
+  std::optional<std::uint32_t> first_other(Take&& take);
   std::optional<std::uint32_t> worth_stealing(const pool_worker& victim) noexcept;
   bool stuck(const pool_worker& victim) noexcept;
   std::uint32_t slot_to_give() noexcept;

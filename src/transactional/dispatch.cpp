@@ -74,15 +74,6 @@ struct transaction {
     *last = m;
     last = &message_access::next(*m);
   }
-  void discard() noexcept {
-    if (std::exchange(borrowed, false)) retain(actor);
-    for (message* m = std::exchange(first, nullptr); m != nullptr;)
-      message_access::destroy(std::exchange(m, message_access::next(*m)));
-    last = &first;
-    if (next != nullptr) std::exchange(next, nullptr)->release();
-    actions.clear();
-  }
-
   // What was staged when a savepoint was taken (see run_in_savepoint). The
   // become staged then is set aside, so that one staged after the mark
   // can be undone without losing it.
@@ -103,9 +94,11 @@ struct transaction {
     else if (m.next != nullptr)
       m.next->release();
   }
-  // The savepoint's effects are discarded, as discard() does for all. A
-  // send after the mark that borrowed the handled message's reference
-  // takes one of its own first, since its destruction releases one.
+  // Everything staged is discarded: a savepoint at the start.
+  void discard() noexcept { discard_since({&first, false, 0, nullptr}); }
+  // The effects staged since `m` are discarded. A send after the mark
+  // that borrowed the handled message's reference takes one of its own
+  // first, since its destruction releases one.
   void discard_since(const mark& m) noexcept {
     if (borrowed && !m.borrowed) {
       retain(actor);

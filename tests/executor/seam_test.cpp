@@ -130,9 +130,9 @@ TEST_CASE("an envelope that never runs goes to the drop registered for its run f
      }),
      ...);
   }(std::make_integer_sequence<int, kinds>{});
-  CHECK(tact::detail::on_discard(&fake_run<0>, [](const tact::detail::envelope&) noexcept {
+  tact::detail::on_discard(&fake_run<0>, [](const tact::detail::envelope&) noexcept {
     ++dropped_second;  // never: the first registration stays
-  }));
+  });
   for (int round = 0; round < 2; ++round) {  // two systems, one table
     tact::actor_system system{{.workers = 1}};
     executor& ex = tact::detail::executor_of(system);
