@@ -87,4 +87,9 @@ inline constexpr std::size_t fiber_stack_minimum = 32 * 1024;
 // that an actor which collides now and then keeps running in parallel.
 inline constexpr std::uint32_t collision_limit = 8;
 
+// Work the engine could not queue for lack of memory where nothing may fail
+// (a commit's sends, a timer's firing: see stats memory_waits) waits and is
+// tried again this often, until memory comes back.
+inline constexpr std::chrono::milliseconds memory_retry{1};
+
 }  // namespace tact::defaults

@@ -20,6 +20,7 @@ enum class diagnostic_kind {
   topology_unavailable,                  // hwloc failed: no pinning, random stealing
   unmatched_message,                     // a transactional message no handler took (checks)
   sponsor_left_actors,                   // a sponsor destroyed before its actors finished
+  out_of_memory,                         // no memory where the engine cannot fail: retried
 };
 
 struct diagnostic {

@@ -42,6 +42,11 @@ struct worker_stats {
   // Batches a helping asker cut short once answered or out of time, the
   // rest given back to their queue (see docs/ask.md, "The helping asker").
   std::uint64_t batches_given_back = 0;
+  // Work that found no memory where the engine cannot fail, and waited
+  // for it: a commit's send kept, a timer's firing put back, a waiting
+  // actor's message left in place (see docs/concepts.md, "When something
+  // goes wrong"). Nothing was lost. In totals only.
+  std::uint64_t memory_waits = 0;
   // Transactional actors.
   std::uint64_t tx_dispatches = 0;       // transactional envelopes run (a forward to a home queue runs twice)
   std::uint64_t tx_commits = 0;          // handlers that committed
@@ -81,6 +86,7 @@ struct worker_stats {
     suspensions += other.suspensions;
     fibers_made += other.fibers_made;
     batches_given_back += other.batches_given_back;
+    memory_waits += other.memory_waits;
     tx_dispatches += other.tx_dispatches;
     tx_commits += other.tx_commits;
     tx_becomes += other.tx_becomes;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <concepts>
+#include <new>
 #include <stdexcept>
 #include <type_traits>
 #include <typeinfo>
@@ -82,20 +83,23 @@ class classic_timer final : public timer_record {
         msg_{&msg},
         owned_{msg.get_allocation() != allocation::Nodelete} {}
 
-  bool post() noexcept override {
+  post_outcome post() noexcept override {
     actor* a = lock(target_);
-    if (a == nullptr) return false;
+    if (a == nullptr) return post_outcome::refused;
     A& receiver = static_cast<A&>(*a);
-    bool posted = false;
+    post_outcome outcome = post_outcome::refused;
     try {
-      posted = post_to(receiver, this, &fire_timer);
-      if (!posted) report_send_to_finished(receiver, typeid(A), typeid(M));
-    } catch (...) {
-      // The queue could not grow: this firing is lost, like a send that
-      // throws bad_alloc (nothing was sent, nothing is in flight).
+      if (post_to(receiver, this, &fire_timer))
+        outcome = post_outcome::queued;
+      else
+        report_send_to_finished(receiver, typeid(A), typeid(M));
+    } catch (const std::bad_alloc&) {
+      // The queue could not grow: nothing was sent, nothing is in flight;
+      // the timer thread tries again.
+      outcome = post_outcome::no_memory;
     }
     unlock(target_);
-    return posted;
+    return outcome;
   }
 
   void deliver(void* target) noexcept override {

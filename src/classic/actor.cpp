@@ -32,19 +32,22 @@ actor::~actor() {
   detail::drop_anchor(*this);
   if constexpr (build::checks) {
     if (const std::uint32_t queued = in_flight_.load(std::memory_order_seq_cst); queued > 0)
-      detail::report(*executor_, diagnostic_kind::actor_destroyed_with_queued_messages,
-                     "an actor was destroyed while " + std::to_string(queued) +
-                         " message(s) for it were still queued; they will reach a destroyed "
-                         "object (wait for them, e.g. with stop() or await_quiescence(), "
-                         "before the actor goes out of scope)");
+      detail::report_made(*executor_, diagnostic_kind::actor_destroyed_with_queued_messages, [&] {
+        return "an actor was destroyed while " + std::to_string(queued) +
+               " message(s) for it were still queued; they will reach a destroyed object (wait "
+               "for them, e.g. with stop() or await_quiescence(), before the actor goes out of "
+               "scope)";
+      });
   }
   const std::uint32_t home = queue_.load(std::memory_order_relaxed);
   if (home == detail::finished_queue) return;
   detail::actor_finished(*executor_, home);
-  detail::report(*executor_, diagnostic_kind::actor_destroyed_unfinished,
-                 "an actor was destroyed before it finished (no Delete, Destroy or Finished "
-                 "returned, no poison pill received); stop() no longer waits for it, but a "
-                 "message still queued for it would reach a destroyed object");
+  detail::report_made(*executor_, diagnostic_kind::actor_destroyed_unfinished, [] {
+    return std::string{
+        "an actor was destroyed before it finished (no Delete, Destroy or Finished returned, no "
+        "poison pill received); stop() no longer waits for it, but a message still queued for "
+        "it would reach a destroyed object"};
+  });
 }
 
 actor_system& actor::system() const noexcept { return detail::system_of(*executor_); }

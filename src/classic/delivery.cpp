@@ -75,10 +75,14 @@ void land(actor& a) noexcept {
 void report_exception(actor& a, const std::type_info& actor_type,
                       const std::type_info& message_type) noexcept {
   std::exception_ptr error = std::current_exception();
-  report(actor_access::executor_of(a), diagnostic_kind::behaviour_exception,
-         "actor " + type_name(actor_type) + " threw " + describe(error) + " while receiving " +
-             type_name(message_type) + "; the message was dropped and the actor carries on",
-         error);
+  report_made(
+      actor_access::executor_of(a), diagnostic_kind::behaviour_exception,
+      [&] {
+        return "actor " + type_name(actor_type) + " threw " + describe(error) +
+               " while receiving " + type_name(message_type) +
+               "; the message was dropped and the actor carries on";
+      },
+      error);
 }
 
 void report_overlap(const std::type_info& actor_type, const std::type_info& message_type,
@@ -96,9 +100,10 @@ void report_send_to_finished(actor& a, const std::type_info& actor_type,
   count(ex, tally::dead_letter);
   count(ex, tally::rejected);
   if constexpr (build::checks) {
-    report(ex, diagnostic_kind::send_to_finished,
-           "a " + type_name(message_type) + " was sent to an actor " + type_name(actor_type) +
-               " that has finished; the message was dropped");
+    report_made(ex, diagnostic_kind::send_to_finished, [&] {
+      return "a " + type_name(message_type) + " was sent to an actor " + type_name(actor_type) +
+             " that has finished; the message was dropped";
+    });
     land(a);
   }
 }
@@ -107,9 +112,10 @@ void report_delivery_to_finished(actor& a, const std::type_info& actor_type,
                                  const std::type_info& message_type) noexcept {
   executor& ex = actor_access::executor_of(a);
   count(ex, tally::dead_letter);
-  report(ex, diagnostic_kind::delivery_to_finished,
-         "a " + type_name(message_type) + " queued for actor " + type_name(actor_type) +
-             " arrived after that actor finished; the message was dropped");
+  report_made(ex, diagnostic_kind::delivery_to_finished, [&] {
+    return "a " + type_name(message_type) + " queued for actor " + type_name(actor_type) +
+           " arrived after that actor finished; the message was dropped";
+  });
   land(a);
 }
 

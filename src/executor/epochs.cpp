@@ -7,21 +7,44 @@ epochs::epochs(std::uint32_t participants)
 
 epochs::~epochs() { clear(); }
 
-void epochs::clear() noexcept {
-  for (participant& p : participants_) {
-    for (const retired_object& r : p.limbo) r.free(r.object);
-    p.limbo.clear();
+void epochs::limbo_list::append(limbo_list& other) noexcept {
+  if (other.first == nullptr) return;
+  *last = other.first;
+  last = other.last;
+  size += other.size;
+  other.first = nullptr;
+  other.last = &other.first;
+  other.size = 0;
+}
+
+void epochs::limbo_list::free_safe(std::uint64_t now) noexcept {
+  retired_link** at = &first;
+  while (retired_link* link = *at) {
+    if (now == everything || link->epoch + 2 <= now) {
+      *at = link->next;  // read before free(), which ends the link
+      --size;
+      link->next = nullptr;
+      link->free(link);
+    } else {
+      at = &link->next;
+    }
   }
-  for (const retired_object& r : orphans_) r.free(r.object);
-  orphans_.clear();
+  last = at;
+}
+
+void epochs::clear() noexcept {
+  for (participant& p : participants_) p.limbo.free_safe(everything);
+  orphans_.free_safe(everything);
   have_orphans_.store(false, std::memory_order_relaxed);
 }
 
-void epochs::retire(std::uint32_t p, void* object, free_fn free) {
+void epochs::retire(std::uint32_t p, retired_link* link) noexcept {
   participant& self = participants_[p];
   // The epoch is read after the unlink (both sequentially consistent).
-  self.limbo.push_back({global_.load(std::memory_order_seq_cst), object, free});
-  if (self.limbo.size() >= self.collect_at) collect(p);
+  link->epoch = global_.load(std::memory_order_seq_cst);
+  link->next = nullptr;
+  self.limbo.append(link);
+  if (self.limbo.size >= self.collect_at) collect(p);
 }
 
 // The epoch may move on from `seen` once every participant is idle or has
@@ -43,42 +66,30 @@ std::uint64_t epochs::advance() noexcept {
   return global_.load(std::memory_order_seq_cst);
 }
 
-void epochs::free_safe(std::vector<retired_object>& objects, std::uint64_t now) noexcept {
-  std::size_t kept = 0;
-  for (const retired_object& r : objects) {
-    if (r.epoch + 2 <= now)
-      r.free(r.object);
-    else
-      objects[kept++] = r;
-  }
-  objects.resize(kept);
-}
-
 // Whoever gets the lock frees what it can; nobody waits for it.
 void epochs::collect_orphans(std::uint64_t now) noexcept {
   if (!have_orphans_.load(std::memory_order_relaxed)) return;
   std::unique_lock guard{orphans_mutex_, std::try_to_lock};
   if (!guard.owns_lock()) return;
-  free_safe(orphans_, now);
-  have_orphans_.store(!orphans_.empty(), std::memory_order_relaxed);
+  orphans_.free_safe(now);
+  have_orphans_.store(orphans_.first != nullptr, std::memory_order_relaxed);
 }
 
 std::size_t epochs::collect(std::uint32_t p) noexcept {
   participant& self = participants_[p];
   const std::uint64_t now = advance();
-  free_safe(self.limbo, now);
+  self.limbo.free_safe(now);
   collect_orphans(now);
-  self.collect_at = self.limbo.size() + collect_every;
-  return self.limbo.size();
+  self.collect_at = self.limbo.size + collect_every;
+  return self.limbo.size;
 }
 
-void epochs::abandon(std::uint32_t p) {
+void epochs::abandon(std::uint32_t p) noexcept {
   participant& self = participants_[p];
   if (collect(p) == 0) return;
   std::lock_guard guard{orphans_mutex_};
-  orphans_.insert(orphans_.end(), self.limbo.begin(), self.limbo.end());
+  orphans_.append(self.limbo);
   have_orphans_.store(true, std::memory_order_relaxed);
-  self.limbo.clear();
   self.collect_at = collect_every;
 }
 

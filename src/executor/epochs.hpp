@@ -1,10 +1,11 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
-#include <vector>
 
 #include <tact/detail/atomic.hpp>
+#include <tact/detail/retired.hpp>
 
 #include "support/assert.hpp"
 #include "support/fixed_array.hpp"
@@ -36,10 +37,12 @@ namespace tact::detail {
 // Chosen over reference counts on behaviours (two atomic read-modify-writes
 // on one shared line per dispatch, contended exactly when an actor is hot)
 // and hazard pointers (a full barrier per dispatch).
+//
+// A retired object waits on its own link (retired_link), in a list of its
+// retirer's or in the shared one, so nothing here allocates: retiring
+// happens where a commit can no longer fail.
 class epochs {
  public:
-  using free_fn = void (*)(void*) noexcept;
-
   explicit epochs(std::uint32_t participants);
   // Frees everything still retired: call it when nobody is pinned.
   ~epochs();
@@ -67,20 +70,21 @@ class epochs {
     self.announced.store(idle, std::memory_order_seq_cst);
   }
 
-  // `object` is unreachable for anyone who pins from now on; free(object)
-  // runs once everyone pinned now has unpinned. May free older objects.
-  void retire(std::uint32_t p, void* object, free_fn free);
+  // The object of `link` is unreachable for anyone who pins from now on;
+  // link->free(link) runs once everyone pinned now has unpinned. May free
+  // older objects. @pre link->free is set; the link is in no list.
+  void retire(std::uint32_t p, retired_link* link) noexcept;
 
   // Advances the epoch as far as pinned participants allow (at most twice)
   // and frees p's objects that became safe. Returns how many remain.
   std::size_t collect(std::uint32_t p) noexcept;
 
   // Objects retired by p and not yet freed.
-  std::size_t retired(std::uint32_t p) const noexcept { return participants_[p].limbo.size(); }
+  std::size_t retired(std::uint32_t p) const noexcept { return participants_[p].limbo.size; }
 
   // p is going idle for a while (parking): what it cannot free now goes to
   // a shared list that the next collect() by anyone frees when it can.
-  void abandon(std::uint32_t p);
+  void abandon(std::uint32_t p) noexcept;
 
   // ---- when no participant runs (the workers have stopped) ----
 
@@ -95,29 +99,44 @@ class epochs {
   // which nothing can be freed) rescans in linear total time.
   static constexpr std::size_t collect_every = 64;
 
-  struct retired_object {
-    std::uint64_t epoch;
-    void* object;
-    free_fn free;
+  // Retired objects, linked in retirement order.
+  struct limbo_list {
+    limbo_list() noexcept = default;
+    limbo_list(const limbo_list&) = delete;  // `last` points into it
+    limbo_list& operator=(const limbo_list&) = delete;
+
+    retired_link* first = nullptr;
+    retired_link** last = &first;
+    std::size_t size = 0;
+
+    void append(retired_link* link) noexcept {
+      *last = link;
+      last = &link->next;
+      ++size;
+    }
+    void append(limbo_list& other) noexcept;  // leaves `other` empty
+    // Frees what is safe given epoch `now` (all of it if `now` is
+    // `everything`); keeps the rest, in order.
+    void free_safe(std::uint64_t now) noexcept;
   };
+  static constexpr std::uint64_t everything = ~std::uint64_t{0};
+
   struct participant {
     atomic<std::uint64_t> announced{idle};
-    bool pinned = false;                 // mirror of announced != idle, for its owner
-    std::vector<retired_object> limbo;   // in retirement order
+    bool pinned = false;  // mirror of announced != idle, for its owner
+    limbo_list limbo;
     std::size_t collect_at = collect_every;
   };
 
   bool try_advance(std::uint64_t seen) noexcept;
-  // Frees what is safe in `objects` given epoch `now`; keeps the rest.
-  static void free_safe(std::vector<retired_object>& objects, std::uint64_t now) noexcept;
   std::uint64_t advance() noexcept;
   void collect_orphans(std::uint64_t now) noexcept;
 
   atomic<std::uint64_t> global_{0};
   fixed_array<padded<participant>> participants_;
   std::mutex orphans_mutex_;
-  std::vector<retired_object> orphans_;     // guarded by orphans_mutex_
-  atomic<bool> have_orphans_{false};        // a hint, read without the lock
+  limbo_list orphans_;                // guarded by orphans_mutex_
+  atomic<bool> have_orphans_{false};  // a hint, read without the lock
 };
 
 }  // namespace tact::detail

@@ -241,16 +241,53 @@ void executor::count(tally what) noexcept {
 
 void executor::report(diagnostic_kind kind, std::string text,
                       std::exception_ptr error) const noexcept {
-  if (config_.on_diagnostic)
+  if (!config_.on_diagnostic) return;
+  // A handler that throws (the default one out of memory, say) loses its
+  // report: it runs where nothing may throw.
+  try {
     config_.on_diagnostic(diagnostic{kind, std::move(text), std::move(error)});
+  } catch (...) {
+  }
 }
 
 void executor::note_unsent_message() noexcept {
-  if (foreign_.unsent_messages.fetch_add(1, std::memory_order_relaxed) == 0)
+  if (foreign_.unsent_messages.fetch_add(1, std::memory_order_relaxed) != 0) return;
+  try {
     report(diagnostic_kind::message_never_sent,
            "a message was destroyed without ever being sent (an allocation that could be "
            "removed, or a message touched after it was freed?); further ones are counted and "
            "reported when the system stops");
+  } catch (const std::bad_alloc&) {
+  }
+}
+
+// Keeps a pass open (see quiescence) while work waits, and wakes a parked
+// worker to retry it: the work may have been kept by a thread outside the
+// pool while every worker sleeps.
+void executor::postponed_begins() noexcept {
+  quiescence_.pass_begins();
+  postponed_.store(true, std::memory_order_seq_cst);
+  for (pool_worker& w : workers_) {
+    if (w.parked_state() == parker::running) continue;
+    w.wake();
+    break;
+  }
+}
+
+void executor::postponed_ends() noexcept {
+  postponed_.store(false, std::memory_order_seq_cst);
+  quiescence_.pass_ends();
+}
+
+void executor::note_memory_wait(const char* what) noexcept {
+  const std::uint64_t n = foreign_.memory_waits.fetch_add(1, std::memory_order_relaxed) + 1;
+  if ((n & (n - 1)) != 0) return;
+  try {
+    report(diagnostic_kind::out_of_memory,
+           std::string{"out of memory: "} + what + "; it waits and is retried (" +
+               std::to_string(n) + (n == 1 ? " piece" : " pieces") + " of work so far)");
+  } catch (const std::bad_alloc&) {
+  }
 }
 
 // The runners that stand for the system's workers in its statistics: the
@@ -283,6 +320,7 @@ system_stats executor::stats() const {
   s.total.dead_letters += foreign_.of(tally::dead_letter);
   s.total.messages_rejected += foreign_.of(tally::rejected);
   s.total.messages_discarded += foreign_.discarded.load(std::memory_order_relaxed);
+  s.total.memory_waits += foreign_.memory_waits.load(std::memory_order_relaxed);
   return s;
 }
 
@@ -392,6 +430,9 @@ void executor::stop(const std::function<void()>& before_join) {
   wait_until_finished();
   if (before_join) before_join();
   join_workers();
+  // Sends still waiting for memory: refused now, as sends to a stopping
+  // system are (dead letters).
+  if (postponed_.load(std::memory_order_seq_cst)) postponed_work_.refuse(postponed_work_.arg);
   // Replaced behaviours, while the executor is whole: their destructors
   // may drop actor references, and a send from one is a dead letter.
   epochs_.clear();

@@ -126,6 +126,23 @@ class executor {
   // reported at once, the rest counted and summed up by stop(), so a
   // program that does this in a loop is told once, not flooded.
   void note_unsent_message() noexcept;
+  // No memory for `what` where the engine cannot fail: the work waits and
+  // is retried. Counted once per piece of work (memory_waits) and reported
+  // (out_of_memory) at the 1st, 2nd, 4th, 8th... time, so a long shortage
+  // is heard of without a flood; a report that itself finds no memory is
+  // skipped.
+  void note_memory_wait(const char* what) noexcept;
+  // Work an actor model keeps for lack of memory (see postponed_work in
+  // seam.hpp). has_postponed() is a hint for the workers' loop, exact
+  // enough for parking: postponed_begins() stores it before it wakes a
+  // parked worker, and a parking worker loads it after it stores its
+  // parking state (all sequentially consistent), so one of them sees the
+  // other.
+  void keep_postponed(postponed_work work) noexcept { postponed_work_ = work; }
+  bool has_postponed() const noexcept { return postponed_.load(std::memory_order_seq_cst); }
+  bool retry_postponed() noexcept { return postponed_work_.retry(postponed_work_.arg); }
+  void postponed_begins() noexcept;
+  void postponed_ends() noexcept;
   // Deferred reclamation for pointers runners read without counting
   // references; participants are the runners, by index.
   epochs& reclamation() noexcept { return epochs_; }
@@ -179,6 +196,7 @@ class executor {
     std::array<std::atomic<std::uint64_t>, tally_count> tallies{};  // see count()
     std::atomic<std::uint64_t> discarded{0};                        // only by stop() and discard()
     std::atomic<std::uint64_t> unsent_messages{0};
+    std::atomic<std::uint64_t> memory_waits{0};
     std::atomic<std::uint32_t> ticket{0};
 
     std::atomic<std::uint64_t>& of(tally what) noexcept {
@@ -208,6 +226,7 @@ class executor {
   const placement placement_;
   std::atomic<bool> unbound_reported_{false};
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> postponed_{false};
   std::atomic<bool> stopped_{false};
   // Set by stop() once the workers are joined, before it discards what is
   // left in the queues: a post from another thread that finds it set
@@ -222,6 +241,7 @@ class executor {
   lending lending_;
   std::unique_ptr<stepper> stepper_;
   std::atomic<std::int32_t> promised_posts_{0};
+  postponed_work postponed_work_{};
   std::vector<std::thread> threads_;
   padded<foreign_counters> foreign_;
   std::mutex stop_mutex_;

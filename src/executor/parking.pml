@@ -5,7 +5,11 @@
  * and work_queue::post), checked with spin by tests/model/parking_model.py.
  *
  * Property: once the sender has posted all its messages and woken whom
- * the posts named, no worker is left parked while a queue holds mail.
+ * the posts named, no worker is left parked while a queue holds mail; and
+ * once work postponed for lack of memory is kept (executor::
+ * postponed_begins: the flag, then a wake-up of one worker not running),
+ * no worker is left parked while it waits (a parking worker checks the
+ * flag after it stores its parking state, as it checks for stop).
  *
  * What it abstracts:
  *  - WORKERS workers (2 unless -DWORKERS=3 or 4), one ownership slot each
@@ -32,6 +36,13 @@
  * check closes (a parking worker loads its slot, a thief swaps the queue
  * away, drains it and registers; the late registration overwrites the
  * thief's, and the thief sleeps on its own mail).
+ *
+ * The keeper runs only with POSTPONED (checked with one message, which
+ * keeps the search short: the keeper's race is with parking, not with
+ * the mail). With NO_POSTPONED_CHECK, a parking worker does not look at the
+ * postponed flag: spin then finds a worker asleep while work waits (it
+ * read the flag clear at its sweep, the keeper found it still running and
+ * woke nobody).
  */
 
 #ifndef WORKERS
@@ -53,12 +64,19 @@ bool processing[QUEUES];
 byte waiter[QUEUES];
 byte state[WORKERS];
 bool all_posted = false;
+bool postponed = false;  /* work kept for lack of memory waits */
+bool kept = false;       /* the keeper is done */
 
 init {
   byte i;
   atomic {
     for (i : 0 .. WORKERS - 1) { slot[i] = i; waiter[i] = NONE };
     run sender();
+#ifdef POSTPONED
+    run keeper();
+#else
+    kept = true;
+#endif
     for (i : 0 .. WORKERS - 1) { run worker(i) };
     run observer()
   }
@@ -81,10 +99,29 @@ proctype sender() {
   all_posted = true
 }
 
+/* transactional::postponed_sends::keep -> executor::postponed_begins: the
+   flag, then a wake-up of the first worker found not running. */
+proctype keeper() {
+  byte w = 0;
+  postponed = true;
+  do
+  :: w < WORKERS && state[w] == RUNNING -> w++
+  :: w < WORKERS && state[w] != RUNNING -> state[w] = RUNNING; break
+  :: w == WORKERS -> break
+  od;
+  kept = true
+}
+
 proctype worker(byte me) {
   byte q, mine, theirs, other;
   bool ok;
 sweep:
+#ifdef POSTPONED
+  /* retry_postponed, which here always finds the memory */
+  if :: postponed -> postponed = false; goto sweep
+     :: else -> skip
+  fi;
+#endif
   q = slot[me];
   atomic {  /* work_queue::gulp */
     if :: mail[q] > 0 && !processing[q] -> mail[q] = 0; processing[q] = true; ok = true
@@ -130,6 +167,11 @@ sweep:
 #endif
     fi
   };
+#if defined(POSTPONED) && !defined(NO_POSTPONED_CHECK)
+  if :: postponed -> ok = false  /* parker::park's abort(), after the registration */
+     :: else -> skip
+  fi;
+#endif
   if :: !ok -> state[me] = RUNNING; goto sweep
      :: else -> skip
   fi;
@@ -142,7 +184,8 @@ end_parked:
   goto sweep
 }
 
-/* Everything posted and woken, every worker parked: nothing may be left. */
+/* Everything posted and woken, every worker parked: nothing may be left,
+   neither mail nor postponed work. */
 #if WORKERS == 2
 #define ALL_PARKED (state[0] == PARKED && state[1] == PARKED)
 #define NO_MAIL (mail[0] == 0 && mail[1] == 0)
@@ -156,5 +199,5 @@ end_parked:
 #endif
 proctype observer() {
 end_watch:
-  atomic { all_posted && ALL_PARKED -> assert(NO_MAIL) }
+  atomic { all_posted && kept && ALL_PARKED -> assert(NO_MAIL && !postponed) }
 }

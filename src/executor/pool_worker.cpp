@@ -46,6 +46,11 @@ void pool_worker::loop() {
       return;
     }
     bool worked = false;
+    // Sends kept for lack of memory (see executor::has_postponed): queued
+    // again first, ahead of what this sweep would run, after work or a
+    // sleep (not at every idle spin: memory comes back on its own time).
+    if (idle_sweeps == 0 && owner().has_postponed()) [[unlikely]]
+      worked = owner().retry_postponed();
     if (busy()) [[unlikely]] {
       // Back here once this context is needed again (or must end): from
       // the top, which checks for that.
@@ -54,7 +59,7 @@ void pool_worker::loop() {
         next_steal = first_try;
         continue;
       }
-      worked = drain_all_held() > 0;
+      worked = drain_all_held() > 0 || worked;
     }
     if (sweep() || worked) {
       idle_sweeps = 0;
@@ -143,11 +148,17 @@ void pool_worker::park() {
   // What this worker retired and cannot free yet goes to the shared list,
   // so that a parked worker does not hold it until it runs again.
   owner().reclamation().abandon(index());
-  // stop() sets `stopping` and then wakes every worker: either we see the
-  // flag, or its wake() comes after our store of `parking`.
+  // Sends waiting for memory: retried after a short sleep, never parked on.
+  if (owner().has_postponed()) [[unlikely]] {
+    std::this_thread::sleep_for(defaults::memory_retry);
+    return;
+  }
+  // stop() sets `stopping` and then wakes every worker, and
+  // postponed_begins() sets `postponed` and then wakes one: either we see
+  // the flag, or its wake() comes after our store of `parking`.
   const parker::state parked = stealing_ ? parker::watching : parker::sleeping;
-  if (!parker_.park([this] { return register_as_waiter(); }, [this] { return owner().stopping(); },
-                    parked))
+  if (!parker_.park([this] { return register_as_waiter(); },
+                    [this] { return owner().stopping() || owner().has_postponed(); }, parked))
     return;
   counters.parks.add();
   owner().quiet().parked();

@@ -157,9 +157,9 @@ class runner : public sleeper {
   // that others may retire (see epochs::pin); it stays pinned until the
   // batch in hand is done or its behaviour suspends.
   void pin() noexcept { epochs_.pin(index_); }
-  // Hands `object` to the epochs: free(object) runs once no runner may
-  // still hold it.
-  void retire(void* object, epochs::free_fn free) { epochs_.retire(index_, object, free); }
+  // Hands the object of `link` to the epochs: link->free(link) runs once
+  // no runner may still hold it.
+  void retire(retired_link* link) noexcept { epochs_.retire(index_, link); }
 
   // Runs q's batch. @pre this thread gulped q: q is being_processed and its
   // batch is this runner's until q is finished, which this does (unless a

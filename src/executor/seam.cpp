@@ -17,6 +17,10 @@ std::uint32_t home_queue(executor& ex) noexcept { return ex.new_home(); }
 std::uint32_t any_queue(executor& ex) noexcept { return ex.next_queue(); }
 std::uint32_t queue_in_scope(const executor& ex) noexcept { return ex.home_in_scope(); }
 
+void keep_postponed(executor& ex, postponed_work work) noexcept { ex.keep_postponed(work); }
+void postponed_begins(executor& ex) noexcept { ex.postponed_begins(); }
+void postponed_ends(executor& ex) noexcept { ex.postponed_ends(); }
+
 void count(executor& ex, tally what) noexcept { ex.count(what); }
 void actor_finished(executor& ex, std::uint32_t home) noexcept { ex.actor_finished(home); }
 void report(const executor& ex, diagnostic_kind kind, std::string text,
@@ -24,5 +28,6 @@ void report(const executor& ex, diagnostic_kind kind, std::string text,
   ex.report(kind, std::move(text), std::move(error));
 }
 void note_unsent_message(executor& ex) noexcept { ex.note_unsent_message(); }
+void note_memory_wait(executor& ex, const char* what) noexcept { ex.note_memory_wait(what); }
 
 }  // namespace tact::detail

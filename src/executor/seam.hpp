@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <new>
 #include <string>
 
 #include <tact/detail/envelope.hpp>
@@ -90,6 +91,25 @@ inline void post(executor& ex, runner* self, std::uint32_t queue, void* target, 
   post_to_mailbox(ex, self, queue, target, message, run);
 }
 
+// ---- work postponed for lack of memory; any thread ----
+
+// Work an actor model could not queue for lack of memory where nothing may
+// fail (a commit's sends, once its become is installed), kept by the model
+// in order until it can be. While some is kept (from postponed_begins to
+// postponed_ends) the system is not quiescent, the executor's workers call
+// retry(arg) between sweeps and sleep no longer than
+// defaults::memory_retry, and a parked one is woken to do so. stop(), once
+// the workers are gone, calls refuse(arg) for whatever is left. One per
+// executor, set before anything is kept.
+struct postponed_work {
+  bool (*retry)(void* arg) noexcept;  // queues what it can; true if it queued some
+  void (*refuse)(void* arg) noexcept;
+  void* arg;
+};
+void keep_postponed(executor& ex, postponed_work work) noexcept;
+void postponed_begins(executor& ex) noexcept;
+void postponed_ends(executor& ex) noexcept;
+
 // ---- statistics and reports; any thread ----
 
 void count(executor& ex, tally what) noexcept;
@@ -98,8 +118,21 @@ void count(executor& ex, tally what) noexcept;
 void actor_finished(executor& ex, std::uint32_t home) noexcept;
 void report(const executor& ex, diagnostic_kind kind, std::string text,
             std::exception_ptr error = {}) noexcept;
+// As report(), with the text made by `text()` in here: out of memory, the
+// report goes. For callers that must not throw.
+template <class Text>
+void report_made(const executor& ex, diagnostic_kind kind, Text&& text,
+                 std::exception_ptr error = {}) noexcept {
+  try {
+    report(ex, kind, text(), std::move(error));
+  } catch (const std::bad_alloc&) {
+  }
+}
 // A message destroyed without being sent (checks; see
 // executor::note_unsent_message).
 void note_unsent_message(executor& ex) noexcept;
+// No memory for `what` on a path that cannot fail; the caller keeps the
+// work and retries it (see executor::note_memory_wait).
+void note_memory_wait(executor& ex, const char* what) noexcept;
 
 }  // namespace tact::detail

@@ -14,6 +14,7 @@ std::ostream& operator<<(std::ostream& out, const worker_stats& s) {
              << s.steals << " (" << s.messages_stolen << " messages, average "
              << s.average_steal_size() << "); parks " << s.parks << ", wake-ups " << s.wakeups << "; dead letters "
              << s.dead_letters << "; suspended behaviours " << s.suspensions << " (fibers made " << s.fibers_made << "); batches given back " << s.batches_given_back
+             << "; memory waits " << s.memory_waits
              << "; transactional: dispatched " << s.tx_dispatches
              << ", committed " << s.tx_commits << " (becomes " << s.tx_becomes
              << "), collisions " << s.tx_collisions << ", retries " << s.tx_retries

@@ -60,6 +60,8 @@ std::uint32_t stepper::choose(const std::vector<std::uint32_t>& ready) {
 
 bool stepper::run_one() {
   if (halted_) return false;
+  if (ex_.has_postponed()) [[unlikely]]
+    ex_.retry_postponed();
   ready_.clear();
   for (std::uint32_t i = 0; i < ex_.queue_count(); ++i)
     if (may_run(i)) ready_.push_back(i);

@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <chrono>
+#include <new>
+#include <utility>
 
 #include "executor/executor.hpp"
 #include "executor/suspension.hpp"
@@ -131,17 +133,31 @@ std::uint64_t runner::drain_all_held() {
 // stashes the rest behind their busy actor; lets q go once it is empty and
 // nothing of it is busy. Every step re-reads q and its entry: a behaviour
 // run here may suspend, and other contexts run q meanwhile.
+//
+// A stash that cannot grow (no memory) leaves its message at the head of
+// the batch, and the batch waits behind it, in order, until a later drain
+// finds the memory or the busy actor's behaviour has finished; nothing else
+// here needs memory, so nothing is lost and nothing ends the process.
 std::uint64_t runner::drain_held(work_queue& q, std::uint32_t index) {
   std::uint64_t ran = 0;
   suspensions& s = *suspensions_;
   for (;;) {
     held_queue& h = *s.find_held(q);
     if (!h.batch.empty()) {
-      const envelope e = h.batch.pop();
+      const envelope e = h.batch.front();
       if (held_queue::busy_actor* b = h.find(e.target)) {
-        b->stash.push_back(e);
+        try {
+          b->stash.push_back(e);
+        } catch (const std::bad_alloc&) {
+          if (!std::exchange(s.stash_starved, true))
+            owner_.note_memory_wait("a waiting actor's message could not be set aside");
+          break;
+        }
+        s.stash_starved = false;
+        h.batch.drop_front();
         continue;
       }
+      h.batch.drop_front();
       run_held(q, index, e);
       ++ran;
       continue;
@@ -258,6 +274,8 @@ void runner::wait(wake_condition* also) {
     return ready;
   };
   if (!parker_.park(registered, due, parker::waiting)) return;
+  if ((suspends() && suspensions_->stash_starved) || owner_.has_postponed())
+    earliest = std::min(earliest, now + defaults::memory_retry);
   if (earliest == std::chrono::steady_clock::time_point::max())
     parker_.sleep(parker::waiting);
   else

@@ -34,6 +34,10 @@ struct runner::suspensions {
   std::uint32_t polls_to_deadlines = deadline_polls;
   std::chrono::steady_clock::time_point clock = std::chrono::steady_clock::time_point::min();
   std::size_t cursor = 0;  // where the next look starts in `suspended`
+  // A held queue's drain found no memory to set a message aside, and has
+  // not managed since: wait() wakes within defaults::memory_retry to try
+  // again (see drain_held).
+  bool stash_starved = false;
 
   held_queue* find_held(const work_queue& q) noexcept {
     for (const std::unique_ptr<held_queue>& h : held)

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <new>
 #include <optional>
 #include <stdexcept>
@@ -46,6 +47,20 @@ using tact::tx::message_access;
 
 namespace {
 
+// The actions of one commit of a parallel actor, waiting for their turn
+// (see ordered_actions.hpp). They may read what the commit's handler could
+// (tx::self() and the other elements of the handled message, the captures
+// of the behaviour that ran), so the batch keeps both: the message, which
+// holds a reference to the actor, and the behaviour, the one the commit
+// replaced (retired once the actions ran) or one more reference to it.
+struct action_batch {
+  action_batch* next = nullptr;
+  std::vector<std::function<void()>> actions{};
+  message* handled = nullptr;
+  behaviour_base* ran = nullptr;
+  bool replaced = false;  // `ran` was unlinked by this commit's become
+};
+
 // What one running handler has staged. Lives on the worker's stack.
 //
 // A staged send to the running actor itself borrows the reference to it
@@ -64,6 +79,10 @@ struct transaction {
   message* dropped = nullptr;      // sends a stopping system refused, freed after the commit
   behaviour_base* next = nullptr;  // staged become
   std::vector<std::function<void()>> actions{};  // staged on_commit
+  // Where a parallel actor's actions will wait for their turn: made with
+  // the first action, where running out of memory rolls the handler back,
+  // since nothing may fail once the commit has begun.
+  std::unique_ptr<action_batch> batch{};
 
   void stage(message* m, cell* to) noexcept {
     if (to == actor && !borrowed)
@@ -138,22 +157,27 @@ std::uint32_t place(executor& ex, runner* self, const cell& to, bool first) noex
   return self->next_own_queue();
 }
 
-// Posts m to its target; m must have one. `running`: the runner this runs
+// A send to a system that is stopping: it takes no more messages, so m is
+// a dead letter, left to the caller to free.
+void refuse(executor& ex) noexcept {
+  count(ex, tally::dead_letter);
+  count(ex, tally::rejected);
+}
+
+// Queues m for its target; m must have one. `running`: the runner this runs
 // on, if any; it need not belong to the target's system. `parallel`: sent
 // by the commit of an actor not created serialized, which may run on any
 // queue: its sends to a serialized actor, which keeps their order, take
 // the mailbox even when the receiver's queue is the one in hand (see
-// runner::appends_held). False if the system is stopping: it takes no more
-// messages, so m is a dead letter, left to the caller to free. Throws only
-// if the queue cannot grow (std::bad_alloc), and then m is freed.
-bool post(message* m, runner* running, bool first, bool parallel = false) {
+// runner::appends_held). no_memory if the queue could not grow, and then
+// nothing changed.
+post_outcome queue_now(message* m, runner* running, bool first, bool parallel) noexcept {
   cell& to = *message_access::target(*m).cell();
   domain& d = *to.dom;
   executor& ex = d.ex();
   if (d.stopping()) [[unlikely]] {
-    count(ex, tally::dead_letter);
-    count(ex, tally::rejected);
-    return false;
+    refuse(ex);
+    return post_outcome::refused;
   }
   runner* self = running != nullptr && &running->owner() == &ex ? running : nullptr;
   try {
@@ -161,11 +185,33 @@ bool post(message* m, runner* running, bool first, bool parallel = false) {
     if (parallel && self != nullptr && to.serialized.load(std::memory_order_relaxed))
       hold.emplace(*self);
     detail::post(ex, self, place(ex, self, to, first), &to, m, &deliver);
-  } catch (...) {
-    message_access::destroy(m);
-    throw;
+  } catch (const std::bad_alloc&) {
+    return post_outcome::no_memory;
   }
-  return true;
+  return post_outcome::queued;
+}
+
+// Posts m to its target, as queue_now(); false if refused (m is then the
+// caller's). Where the queue cannot grow, m waits with the domain's
+// postponed sends, and so does every post while some wait (see
+// postponed_sends), so nothing overtakes them. A sender that can be told
+// (`may_throw`: a send from outside any handler) gets std::bad_alloc
+// instead, m freed, as long as nothing waits: it sent nothing.
+bool post(message* m, runner* running, bool first, bool parallel = false, bool may_throw = false) {
+  domain& d = *message_access::target(*m).cell()->dom;
+  if (!d.postponed().any()) [[likely]] {
+    const post_outcome outcome = queue_now(m, running, first, parallel);
+    if (outcome != post_outcome::no_memory) [[likely]]
+      return outcome == post_outcome::queued;
+    if (may_throw) {
+      message_access::destroy(m);
+      throw std::bad_alloc{};
+    }
+    note_memory_wait(d.ex(), "a committed transaction's send could not be queued");
+  }
+  if (d.postponed().keep(d.ex(), m)) return true;
+  refuse(d.ex());
+  return false;
 }
 
 // The commit's sends, in order, then the end of the loan (see transaction):
@@ -180,8 +226,8 @@ bool post(message* m, runner* running, bool first, bool parallel = false) {
 // message's reference), the loan is settled the other way, before the
 // sends can run: the borrowing send takes a reference of its own.
 //
-// Running out of memory here, halfway through a commit, ends the process
-// (noexcept).
+// Nothing here needs memory: a send whose queue cannot grow waits with the
+// domain's postponed sends (see post()).
 void commit_sends(transaction& tx, runner& w, message& handled) noexcept {
   if (tx.borrowed && !tx.actions.empty()) {
     retain(tx.actor);
@@ -214,30 +260,18 @@ void free_dropped(transaction& tx) noexcept {
     try {
       action();
     } catch (...) {
-      report(ex, diagnostic_kind::behaviour_exception,
-             "a tx::on_commit action threw " + describe(std::current_exception()) +
-                 " after its transaction committed",
-             std::current_exception());
+      const std::exception_ptr error = std::current_exception();
+      report_made(
+          ex, diagnostic_kind::behaviour_exception,
+          [&] {
+            return "a tx::on_commit action threw " + describe(error) +
+                   " after its transaction committed";
+          },
+          error);
     }
   }
   actions.clear();
 }
-
-void release_behaviour(void* b) noexcept { static_cast<behaviour_base*>(b)->release(); }
-
-// The actions of one commit of a parallel actor, waiting for their turn
-// (see ordered_actions.hpp). They may read what the commit's handler could
-// (tx::self() and the other elements of the handled message, the captures
-// of the behaviour that ran), so the batch keeps both: the message, which
-// holds a reference to the actor, and the behaviour, the one the commit
-// replaced (retired once the actions ran) or one more reference to it.
-struct action_batch {
-  action_batch* next = nullptr;
-  std::vector<std::function<void()>> actions;
-  message* handled;
-  behaviour_base* ran;
-  bool replaced;  // `ran` was unlinked by this commit's become
-};
 
 // On whichever runner drains `c`'s actions. An action's sends are
 // immediate (how a handler reaches classic actors): they must not join
@@ -251,7 +285,7 @@ void run_batch(cell& c, action_batch* b) noexcept {
     run_each_action(ex, b->actions);
   }
   if (b->replaced)
-    w.retire(b->ran, &release_behaviour);
+    w.retire(b->ran);
   else
     b->ran->release();
   message_access::destroy(b->handled);
@@ -265,14 +299,19 @@ void run_batch(cell& c, action_batch* b) noexcept {
 // are queued while the commit still holds the committing bit, before
 // `next` is installed (see ordered_actions.hpp), and `running` is retired
 // only after them, since they may read its captures. The actor may be
-// freed by the last batch's message: it is kept while this drains.
-// Running out of memory here ends the process (noexcept).
+// freed by the last batch's message: it is kept while this drains. The
+// batch was made by the handler's first on_commit(), so nothing here
+// needs memory.
 void commit_in_order(cell& c, transaction& tx, message& handled, behaviour_base* running,
                      behaviour_base* next) noexcept {
   const bool replaced = next != nullptr;
   if (!replaced) running->retain();  // still the actor's: pinned, see behaviour_base::release
-  queue_batch(c.actions,
-              new action_batch{nullptr, std::move(tx.actions), &handled, running, replaced});
+  action_batch* const b = tx.batch.release();  // made by on_commit()
+  b->actions = std::move(tx.actions);
+  b->handled = &handled;
+  b->ran = running;
+  b->replaced = replaced;
+  queue_batch(c.actions, b);
   if (replaced) install(c, next);
   retain(&c);
   drain_batches<action_batch>(c.actions, [&c](action_batch* b) { run_batch(c, b); });
@@ -320,8 +359,10 @@ void report_rollback(executor& ex, transaction& tx, const message& m,
   try {
     handler(::tact::tx::rollback{system_of(ex), *tx.self, m, std::move(error)});
   } catch (...) {
-    report(ex, diagnostic_kind::behaviour_exception,
-           "system_config::on_rollback threw; it must not", std::current_exception());
+    report_made(
+        ex, diagnostic_kind::behaviour_exception,
+        [] { return std::string{"system_config::on_rollback threw; it must not"}; },
+        std::current_exception());
   }
 }
 
@@ -351,14 +392,11 @@ void tell_customer(const message& m, std::exception_ptr error) noexcept {
 // handler of long), which would otherwise vanish without a trace. Out of
 // memory, the report goes.
 void report_unmatched(executor& ex, const message& m) noexcept {
-  if constexpr (build::checks) {
-    try {
-      report(ex, diagnostic_kind::unmatched_message,
-             "a transactional actor has no handler for a message of " + m.describe() +
-                 "; it was dropped");
-    } catch (const std::bad_alloc&) {
-    }
-  }
+  if constexpr (build::checks)
+    report_made(ex, diagnostic_kind::unmatched_message, [&] {
+      return "a transactional actor has no handler for a message of " + m.describe() +
+             "; it was dropped";
+    });
 }
 
 // No handler took m: a customer that hears of failures is told, since its
@@ -372,9 +410,41 @@ void tell_unmatched(const message& m) noexcept {
   }
 }
 
+// Sends m on to the home queue of c, serialized by collisions since m was
+// queued elsewhere. False if that queue cannot grow: m then runs here, as
+// a message that missed the flag may (the compare-and-swap keeps its
+// become correct; an actor created serialized has all its messages queued
+// at home from the start).
+bool forward_home(executor& ex, runner& w, cell& c, message* m) noexcept {
+  try {
+    detail::post(ex, &w, c.home, &c, m, &deliver);
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void drop(const envelope& e) noexcept { message_access::destroy(static_cast<message*>(e.message)); }
+
+bool retry_postponed(void* d) noexcept {
+  domain& dom = *static_cast<domain*>(d);
+  runner* const self = this_runner(dom.ex());
+  return dom.postponed().retry(dom.ex(), [self](message* m) {
+    const post_outcome outcome = queue_now(m, self, false, false);
+    if (outcome == post_outcome::refused) message_access::destroy(m);
+    return outcome;
+  });
+}
+
+void refuse_postponed(void* d) noexcept {
+  domain& dom = *static_cast<domain*>(d);
+  dom.postponed().refuse_all(dom.ex(), [&dom](message* m) {
+    refuse(dom.ex());
+    message_access::destroy(m);
+  });
+}
 
 void deliver(void* target, void* msg) noexcept {
   cell& c = *static_cast<cell*>(target);
@@ -387,10 +457,9 @@ void deliver(void* target, void* msg) noexcept {
   // `serialized` only routes messages, so relaxed is enough: a message that
   // misses the flag runs here, in parallel, and the CAS keeps its become
   // correct; the flag only has to be seen eventually, which bounds retries.
-  if (c.serialized.load(std::memory_order_relaxed) && w.current_queue() != c.home) {
-    detail::post(ex, &w, c.home, &c, m, &deliver);
+  if (c.serialized.load(std::memory_order_relaxed) && w.current_queue() != c.home &&
+      forward_home(ex, w, c, m))
     return;
-  }
   // Before the slot is read. Pinned already earlier in this batch: catches
   // up with the epoch, since we hold no behaviour between dispatches.
   w.pin();
@@ -441,7 +510,7 @@ void deliver(void* target, void* msg) noexcept {
       counted.becomes.add();
       if (tx.actions.empty()) [[likely]] {
         install(c, std::exchange(tx.next, nullptr));
-        w.retire(running, &release_behaviour);
+        w.retire(running);
         break;
       }
       return commit_in_order(c, tx, *m, running, std::exchange(tx.next, nullptr));
@@ -451,10 +520,9 @@ void deliver(void* target, void* msg) noexcept {
     if (++collisions >= d.collision_limit() &&
         !c.serialized.exchange(true, std::memory_order_relaxed))
       counted.serializations.add();
-    if (c.serialized.load(std::memory_order_relaxed) && w.current_queue() != c.home) {
-      detail::post(ex, &w, c.home, &c, m, &deliver);
+    if (c.serialized.load(std::memory_order_relaxed) && w.current_queue() != c.home &&
+        forward_home(ex, w, c, m))
       return;
-    }
     counted.retries.add();
   }
   message_access::destroy(m);
@@ -480,7 +548,7 @@ void send(message* m, cell* to) {
   }
   retain(to);
   message_access::address(*m, to);
-  if (!post(m, this_runner(to->dom->ex()), false)) message_access::destroy(m);
+  if (!post(m, this_runner(to->dom->ex()), false, false, true)) message_access::destroy(m);
 }
 
 void note_request(message& m) noexcept {
@@ -537,15 +605,15 @@ const ::tact::tx::actor_ref* self() noexcept { return current != nullptr ? curre
 
 actor_system& system_of(const cell* c) noexcept { return system_of(c->dom->ex()); }
 
-bool post_envelope(cell* to, void* payload, run_fn run_payload) noexcept {
-  if (to->dom->stopping()) return false;
+post_outcome post_envelope(cell* to, void* payload, run_fn run_payload) noexcept {
+  if (to->dom->stopping()) return post_outcome::refused;
   executor& ex = to->dom->ex();
   try {
     detail::post(ex, nullptr, place(ex, nullptr, *to, false), to, payload, run_payload);
-  } catch (...) {
-    return false;  // the queue could not grow
+  } catch (const std::bad_alloc&) {
+    return post_outcome::no_memory;
   }
-  return true;
+  return post_outcome::queued;
 }
 
 bool forward_envelope(cell* to, void* payload, run_fn run_payload) noexcept {
@@ -553,8 +621,30 @@ bool forward_envelope(cell* to, void* payload, run_fn run_payload) noexcept {
   runner& w = *this_runner(ex);
   if (!to->serialized.load(std::memory_order_relaxed) || w.current_queue() == to->home)
     return false;
-  detail::post(ex, &w, to->home, to, payload, run_payload);
+  try {
+    detail::post(ex, &w, to->home, to, payload, run_payload);
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
   return true;
+}
+
+void report_skipped_tick(const cell* to, std::exception_ptr error) noexcept {
+  bool no_memory = false;
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::bad_alloc&) {
+    no_memory = true;
+  } catch (...) {
+  }
+  report_made(
+      to->dom->ex(),
+      no_memory ? diagnostic_kind::out_of_memory : diagnostic_kind::behaviour_exception,
+      [&] {
+        return "a periodic transactional timer skipped a tick: making its message threw " +
+               describe(error);
+      },
+      error);
 }
 
 void run_here(message* m, cell* to) noexcept {
@@ -566,6 +656,8 @@ void run_here(message* m, cell* to) noexcept {
 void on_commit(std::function<void()> action) {
   if (current == nullptr)
     throw std::logic_error{"tact: tx::on_commit called outside a transactional handler"};
+  if (!current->actor->exclusive && current->batch == nullptr)
+    current->batch = std::make_unique<action_batch>();
   current->actions.push_back(std::move(action));
 }
 

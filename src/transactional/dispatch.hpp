@@ -10,5 +10,9 @@ namespace tact::detail::tx {
 void deliver(void* target, void* message) noexcept;
 // Frees the message of a transactional envelope that never ran.
 void drop(const envelope& e) noexcept;
+// The postponed_work of a domain (`d`): queues again the sends that waited
+// for memory, on whichever thread calls; at stop, refuses what is left.
+bool retry_postponed(void* d) noexcept;
+void refuse_postponed(void* d) noexcept;
 
 }  // namespace tact::detail::tx

@@ -10,6 +10,7 @@
 #include "support/counter.hpp"
 #include "support/fixed_array.hpp"
 #include "support/padded.hpp"
+#include "transactional/postponed.hpp"
 
 namespace tact {
 class actor_system;
@@ -37,8 +38,11 @@ struct dispatch_counts {
 // its system's domain. Made by the system, which owns it.
 class domain {
  public:
-  // Registers the transactional envelopes' discard handler with `ex`.
+  // Registers the transactional envelopes' discard handler with `ex`, and
+  // the postponed sends' retry.
   explicit domain(executor& ex);
+  domain(const domain&) = delete;
+  domain& operator=(const domain&) = delete;
 
   executor& ex() const noexcept { return ex_; }
   // Set once the system takes no more messages (see stopping_flag).
@@ -54,12 +58,16 @@ class domain {
   // Adds the transactional statistics to those the executor gathered.
   void add_to(system_stats& s) const noexcept;
 
+  // Sends that waited for memory (see dispatch.cpp).
+  postponed_sends& postponed() noexcept { return postponed_; }
+
  private:
   executor& ex_;
   const std::atomic<bool>& stopping_;
   const std::uint32_t collision_limit_;
   fixed_array<padded<dispatch_counts>> per_runner_;
   std::atomic<std::uint64_t> foreign_dropped_{0};
+  postponed_sends postponed_;
 };
 
 // The configuration, if what the transactional model reads of it can work;

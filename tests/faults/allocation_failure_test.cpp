@@ -27,6 +27,7 @@
 
 #include "support/invariants.hpp"
 #include "support/replaced_allocation.hpp"
+#include "support/test_support.hpp"
 
 namespace {
 
@@ -49,22 +50,16 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace tx = tact::tx;
+using tact::test::eventually;
 using tact::test::sequenced;
 
 // A timeout that is a failure, never a wait that passes.
 constexpr auto patient = 60s;
 
-// Allocations on this thread count while it lives (restoring the previous
-// state after, exceptions included).
-class counted_here {
+// Allocations on this thread count while it lives.
+class counted_here : tact::test::flag_scope {
  public:
-  counted_here() noexcept : was_{counting} { counting = true; }
-  ~counted_here() { counting = was_; }
-  counted_here(const counted_here&) = delete;
-  counted_here& operator=(const counted_here&) = delete;
-
- private:
-  bool was_;
+  counted_here() noexcept : flag_scope{counting} {}
 };
 
 // Objects of the scenario alive now: zero once it is over, or one leaked.
@@ -233,18 +228,6 @@ void on_diagnostic(const tact::diagnostic& d) noexcept {
     }
   }
   reported_other.fetch_add(1, std::memory_order_relaxed);
-}
-
-// Waits for `ready` (a deadlock guard, not a time limit: it fails only
-// if the engine lost the event).
-template <class Ready>
-bool eventually(Ready ready) {
-  const auto give_up = std::chrono::steady_clock::now() + patient;
-  while (!ready()) {
-    if (std::chrono::steady_clock::now() > give_up) return false;
-    std::this_thread::sleep_for(100us);
-  }
-  return true;
 }
 
 // The parts of the scenario; each test enumerates the allocations of some.

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include <tact/tact.hpp>
+#include <tact/testing.hpp>
 #include <tact/timer.hpp>
 #include <tact/transactional.hpp>
 #include <tact/tx/timer.hpp>
@@ -107,6 +109,63 @@ TEST_CASE("a cancelled timer is never delivered; cancel reports whether it won")
   r.await_sentinel();
   CHECK(r.ticks.empty());
   finish(system, r);
+}
+
+// The timer thread's heap, at scale and on a virtual clock: thousands of
+// timers, many due at the same instant, a third cancelled before or while
+// the clock moves. Each survivor arrives once, in due order and, at one
+// instant, in start order; no cancelled one arrives; the pending count
+// follows.
+TEST_CASE("thousands of timers fire in due order, ties in start order, cancelled ones never") {
+  tact::testing::deterministic_system system;
+  recorder r{system};
+  constexpr int count = 3000;
+  std::mt19937_64 random{system.seed()};
+  std::vector<tick> ticks;
+  ticks.reserve(count);  // no copies: a copy destroyed unsent is reported
+  std::vector<int> due(count);
+  std::vector<tact::timer> timers;
+  for (int i = 0; i < count; ++i) {
+    ticks.emplace_back(i);
+    due[static_cast<std::size_t>(i)] = static_cast<int>(random() % 200);
+    timers.push_back(tact::send_after(std::chrono::milliseconds{due[static_cast<std::size_t>(i)]},
+                                      r, ticks.back()));
+  }
+  std::vector<bool> cancelled(count, false);
+  std::size_t pending = count;
+  // Cancels up to count / 12 timers not due yet.
+  const auto cancel_some = [&](int now) {
+    for (int k = 0; k < count / 12; ++k) {
+      const auto i = static_cast<std::size_t>(random() % count);
+      if (cancelled[i] || due[i] <= now) continue;  // fired already: cancel would lose
+      INFO("timer " << i << " due at " << due[i] << " ms, now " << now << " ms");
+      REQUIRE(timers[i].cancel());
+      cancelled[i] = true;
+      --pending;
+    }
+  };
+  cancel_some(-1);
+  REQUIRE(system.pending_timers() == pending);
+  for (int now = 0; now < 210;) {
+    const int step = 1 + static_cast<int>(random() % 7);
+    system.advance_time(std::chrono::milliseconds{step});
+    now += step;
+    system.run();
+    pending = 0;
+    for (std::size_t i = 0; i < count; ++i) pending += due[i] > now && !cancelled[i] ? 1 : 0;
+    CHECK(system.pending_timers() == pending);
+    cancel_some(now);
+  }
+  std::vector<int> expected;
+  for (int i = 0; i < count; ++i)
+    if (!cancelled[static_cast<std::size_t>(i)]) expected.push_back(i);
+  std::stable_sort(expected.begin(), expected.end(), [&](int a, int b) {
+    return due[static_cast<std::size_t>(a)] < due[static_cast<std::size_t>(b)];
+  });
+  CHECK(r.ticks == expected);
+  CHECK(system.pending_timers() == 0);
+  r | tact::finished_msg;
+  system.run();
 }
 
 namespace {

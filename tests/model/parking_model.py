@@ -4,11 +4,13 @@ stealing, with spin: exhaustively, for two workers.
 
   parking_model.py MODEL WORK_DIR
 
-Two verifications, each a complete search of the model's state space:
-  * as implemented (SLOT_CHECK): no error, no assertion violated, no
-    invalid end state;
-  * without the registration's slot check: spin must find the lost
-    wake-up, which shows that the model can see the race it is about.
+Four verifications, each a complete search of the model's state space:
+  * as implemented (SLOT_CHECK), against mail and, with one message,
+    against work postponed for lack of memory: no error, no assertion
+    violated, no invalid end state;
+  * without the registration's slot check, and without a parking worker's
+    look at the postponed flag: spin must find the lost wake-up each
+    time, which shows that the model can see the races it is about.
 Exits 77 (skipped) when spin or a C compiler is missing (`./run setup`
 installs spin)."""
 import os
@@ -46,23 +48,29 @@ def main(model, work):
     model = os.path.abspath(model)
     shutil.rmtree(work, ignore_errors=True)
 
-    report = verify(model, os.path.join(work, "implemented"), ["-DSLOT_CHECK"])
-    states = re.search(r"(\d+) states, stored", report)
-    print(f"as implemented: {errors(report)} errors, "
-          f"{states.group(1) if states else '?'} states")
-    if errors(report) != 0 or "Search not completed" in report:
-        print(report)
-        print("FAILED: the parking protocol, as implemented, violates the model's property"
-              if errors(report) else "FAILED: the search did not complete")
-        return 1
+    postponed = ["-DPOSTPONED", "-DMESSAGES=1"]
+    for name, defines in (("mail", []), ("postponed work", postponed)):
+        report = verify(model, os.path.join(work, "implemented, " + name),
+                        ["-DSLOT_CHECK", *defines])
+        states = re.search(r"([0-9.e+]+) states, stored", report)
+        print(f"as implemented, {name}: {errors(report)} errors, "
+              f"{states.group(1) if states else '?'} states")
+        if errors(report) != 0 or "Search not completed" in report:
+            print(report)
+            print("FAILED: the parking protocol, as implemented, violates the model's property"
+                  if errors(report) else "FAILED: the search did not complete")
+            return 1
 
-    report = verify(model, os.path.join(work, "without-check"), [])
-    print(f"without the slot check: {errors(report)} errors")
-    if errors(report) == 0 or "assertion violated" not in report:
-        print(report)
-        print("FAILED: without the slot check spin should find the lost wake-up; "
-              "the model no longer sees the race it exists for")
-        return 1
+    for name, defines in (("the slot check", []),
+                          ("the postponed check",
+                           ["-DSLOT_CHECK", "-DNO_POSTPONED_CHECK", *postponed])):
+        report = verify(model, os.path.join(work, "without " + name), defines)
+        print(f"without {name}: {errors(report)} errors")
+        if errors(report) == 0 or "assertion violated" not in report:
+            print(report)
+            print(f"FAILED: without {name} spin should find the lost wake-up; "
+                  "the model no longer sees the race it exists for")
+            return 1
     shutil.rmtree(work, ignore_errors=True)
     return 0
 

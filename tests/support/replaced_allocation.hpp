@@ -42,6 +42,21 @@ inline void* allocate_or_null(std::size_t size) noexcept {
 }
 
 }  // namespace replaced
+
+// Sets a thread's flag (say, whether its allocations count) while it
+// lives, and restores it after, exceptions included.
+class flag_scope {
+ public:
+  explicit flag_scope(bool& flag) noexcept : flag_{flag}, was_{flag} { flag = true; }
+  ~flag_scope() { flag_ = was_; }
+  flag_scope(const flag_scope&) = delete;
+  flag_scope& operator=(const flag_scope&) = delete;
+
+ private:
+  bool& flag_;
+  bool was_;
+};
+
 }  // namespace tact::test
 
 extern "C" void* __wrap_malloc(std::size_t size) {

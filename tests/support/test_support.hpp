@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <tact/actor_system.hpp>
@@ -18,6 +20,19 @@
 #include <tact/diagnostic.hpp>
 
 namespace tact::test {
+
+// Waits until `ready()`, checking every 100 microseconds, for `patience`
+// at most: a deadlock guard, not a time limit (it fails only if the
+// engine lost the event it waits for).
+template <class Ready>
+bool eventually(Ready ready, std::chrono::seconds patience = std::chrono::seconds{60}) {
+  const auto give_up = std::chrono::steady_clock::now() + patience;
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds{100});
+  }
+  return true;
+}
 
 // Multiplies the sizes of stress and soak loops: TACT_STRESS_SCALE=0.25 under
 // ThreadSanitizer (several times slower), larger values for longer soaks.
@@ -103,7 +118,7 @@ class diagnostic_tally {
 
  private:
   std::array<std::atomic<std::uint64_t>,
-             static_cast<std::size_t>(diagnostic_kind::sponsor_left_actors) + 1>
+             static_cast<std::size_t>(diagnostic_kind::out_of_memory) + 1>
       counts_{};
 };
 

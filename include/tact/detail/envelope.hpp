@@ -20,6 +20,13 @@ struct envelope {
 
 static_assert(sizeof(envelope) == 3 * sizeof(void*));
 
+// What a post that may not throw did.
+enum class post_outcome : unsigned char {
+  queued,     // the envelope is in a queue
+  refused,    // the target takes no more messages (finished, or its system stops)
+  no_memory,  // the queue could not grow: nothing was queued; try again later
+};
+
 // Disposes of an envelope that will never run: it was still queued at
 // stop(), or for a sponsor that was destroyed. It frees what the envelope
 // owns, as its run function would have after the delivery. Must not throw.

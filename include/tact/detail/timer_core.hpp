@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <tact/detail/envelope.hpp>
 #include <tact/export.hpp>
 
 namespace tact {
@@ -34,9 +35,8 @@ class TACT_API timer_record {
   bool periodic() const noexcept { return period_.count() > 0; }
 
   // On the timer thread when the timer is due: posts the envelope
-  // {target, this, &fire_timer} to the target's queue. False if the target
-  // takes no more messages (finished, or its system is stopping).
-  virtual bool post() noexcept = 0;
+  // {target, this, &fire_timer} to the target's queue.
+  virtual post_outcome post() noexcept = 0;
   // On the target's worker, before the race: true if the envelope belongs
   // on another queue and was re-posted there (a serialized transactional
   // actor's home), to run from there.
@@ -72,7 +72,14 @@ class TACT_API timer_record {
   // the record into one of its inboxes before it takes them.
   std::chrono::steady_clock::time_point due_{};
   std::uint64_t sequence_ = 0;
-  std::size_t heap_index_ = static_cast<std::size_t>(-1);
+  bool starved_ = false;  // its firing found no memory, and has not been queued since
+  // The record is a node of the thread's heap (a pairing heap, so that
+  // scheduling allocates nothing on the thread): its first child, its
+  // next sibling, and its previous sibling or, for a first child, its
+  // parent (null for the root and for a record outside the heap).
+  timer_record* heap_child_ = nullptr;
+  timer_record* heap_next_ = nullptr;
+  timer_record* heap_prev_ = nullptr;
   timer_record* next_start_ = nullptr;
   timer_record* next_cancel_ = nullptr;
 };

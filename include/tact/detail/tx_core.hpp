@@ -3,10 +3,13 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <typeinfo>
 
 #include <tact/detail/atomic.hpp>
+#include <tact/detail/envelope.hpp>
+#include <tact/detail/retired.hpp>
 #include <tact/export.hpp>
 
 namespace tact {
@@ -51,10 +54,12 @@ inline constexpr message_type message_type_of{element_types<Ts...>.data(), sizeo
 // An immutable set of handlers (see tx::behaviour). Shared by reference
 // count between behaviour handles and actors' behaviour slots; a replaced
 // behaviour is released only after every worker that may still run it has
-// moved on (see the executor's epochs).
-class behaviour_base {
+// moved on (see the executor's epochs), waiting there on its own link.
+class behaviour_base : public retired_link {
  public:
-  behaviour_base() noexcept = default;
+  behaviour_base() noexcept {
+    free = [](retired_link* link) noexcept { static_cast<behaviour_base*>(link)->release(); };
+  }
   behaviour_base(const behaviour_base&) = delete;
   behaviour_base& operator=(const behaviour_base&) = delete;
   virtual ~behaviour_base() = default;
@@ -155,15 +160,24 @@ TACT_API actor_system& system_of(const cell* c) noexcept;
 
 // For envelopes that carry something other than a message (a timer):
 // posts {to, payload, run} to the queue a message to `to` would take, from
-// a thread that is not one of its system's workers. False if the system is
-// stopping. Does not count a reference to `to`: the payload must hold one.
-TACT_API bool post_envelope(cell* to, void* payload, void (*run)(void*, void*) noexcept) noexcept;
+// a thread that is not one of its system's workers; refused if the system
+// is stopping. Does not count a reference to `to`: the payload must hold
+// one.
+TACT_API post_outcome post_envelope(cell* to, void* payload,
+                                    void (*run)(void*, void*) noexcept) noexcept;
 
 // On a worker running such an envelope: if `to` is serialized and this is
 // not its home queue, re-posts the envelope there (as a message would be)
-// and returns true.
+// and returns true. False also if that queue could not grow: an actor
+// serialized by collisions may run a message anywhere (see dispatch.cpp),
+// so the envelope then runs here.
 TACT_API bool forward_envelope(cell* to, void* payload,
                                void (*run)(void*, void*) noexcept) noexcept;
+
+// A periodic timer to `to` skipped a tick: making its message threw
+// `error` (reported: out_of_memory for std::bad_alloc, else as a
+// behaviour's exception).
+TACT_API void report_skipped_tick(const cell* to, std::exception_ptr error) noexcept;
 
 // On a worker running such an envelope, on `to`'s home queue if it is
 // serialized: addresses m to `to` (taking a reference) and runs it here

@@ -16,28 +16,37 @@
 
 namespace tact::detail::tx {
 
-// A timer to a transactional actor: it keeps the values of the message and
-// builds the message only when a delivery has won (a fresh copy per tick
-// for a periodic timer), so a cancelled timer allocates no message.
+// A timer to a transactional actor. A one-shot timer makes its message
+// when it is made, where running out of memory is the caller's to see, so
+// its firing cannot fail. A periodic one keeps the values and makes a
+// fresh copy for each tick once its delivery has won; a copy that throws
+// (out of memory, or a copy constructor's error) skips that tick, and is
+// reported.
 template <class... Ts>
 class tx_timer final : public timer_record {
  public:
   template <class... Args>
   tx_timer(const ::tact::tx::actor_ref& to, std::chrono::nanoseconds period, Args&&... args)
-      : timer_record{system_of(to.cell()), period},
-        to_{to},
-        values_{std::in_place, std::forward<Args>(args)...} {}
+      : timer_record{system_of(to.cell()), period}, to_{to} {
+    if (periodic())
+      values_.emplace(std::forward<Args>(args)...);
+    else
+      ready_ = make(std::forward<Args>(args)...);
+  }
+  ~tx_timer() override {
+    if (ready_ != nullptr) ::tact::tx::message_access::destroy(ready_);
+  }
 
   // The envelope holds a reference of its own to the actor, so that the
   // timer can let go of its reference when it ends (finished()) even while
   // an envelope is queued: a behaviour that keeps its own timer's handle
   // then makes no cycle that outlives the timer.
-  bool post() noexcept override {
+  post_outcome post() noexcept override {
     cell* c = to_.cell();
     tx::retain(c);
-    if (post_envelope(c, this, &fire_timer)) return true;
-    tx::release(c);
-    return false;
+    const post_outcome outcome = post_envelope(c, this, &fire_timer);
+    if (outcome != post_outcome::queued) tx::release(c);
+    return outcome;
   }
 
   bool redirect(void* target) noexcept override {
@@ -45,19 +54,24 @@ class tx_timer final : public timer_record {
   }
 
   void deliver(void* target) noexcept override {
-    ::tact::tx::message* m = nullptr;
-    try {
-      m = periodic() ? std::apply([](const Ts&... v) { return make(v...); }, *values_)
-                     : std::apply([](Ts&... v) { return make(std::move(v)...); }, *values_);
-    } catch (...) {
-      return drop(target);  // out of memory, or a copy threw: this tick is lost
+    ::tact::tx::message* m = std::exchange(ready_, nullptr);
+    if (m == nullptr) {
+      try {
+        m = std::apply([](const Ts&... v) { return make(v...); }, *values_);
+      } catch (...) {
+        report_skipped_tick(static_cast<cell*>(target), std::current_exception());
+        return drop(target);
+      }
     }
     run_here(m, static_cast<cell*>(target));
     drop(target);
   }
 
   void drop(void* target) noexcept override { tx::release(static_cast<cell*>(target)); }
-  void discard() noexcept override { values_.reset(); }
+  void discard() noexcept override {
+    values_.reset();
+    if (ready_ != nullptr) ::tact::tx::message_access::destroy(std::exchange(ready_, nullptr));
+  }
   void finished() noexcept override { to_.reset(); }
 
  private:
@@ -66,8 +80,9 @@ class tx_timer final : public timer_record {
     return new ::tact::tx::message_of<Ts...>(std::forward<Args>(args)...);
   }
 
-  ::tact::tx::actor_ref to_;  // until the timer ends
-  std::optional<std::tuple<Ts...>> values_;
+  ::tact::tx::actor_ref to_;                 // until the timer ends
+  ::tact::tx::message* ready_ = nullptr;     // a one-shot timer's, until delivered or discarded
+  std::optional<std::tuple<Ts...>> values_;  // a periodic timer's, until it ends
 };
 
 // Outside a handler: arms at once. Inside one: when (and if) it commits.

@@ -6,7 +6,6 @@
 #include <mutex>
 #include <optional>
 #include <thread>
-#include <vector>
 
 #include <tact/detail/timer_core.hpp>
 
@@ -63,8 +62,6 @@ class timer_service {
   void advance_to(std::chrono::steady_clock::time_point to) noexcept;
 
  private:
-  static constexpr std::size_t not_in_heap = static_cast<std::size_t>(-1);
-
   void run() noexcept;
   void push(std::atomic<timer_record*>& inbox, timer_record* timer_record::*link,
             timer_record* r) noexcept;
@@ -72,12 +69,17 @@ class timer_service {
   void take_cancels() noexcept;
   void expire(timer_record* r, std::chrono::steady_clock::time_point now) noexcept;
   void end(timer_record* r) noexcept;
-  // The heap: a binary min-heap on (due_, sequence_), each record knowing
-  // its index so a cancelled one can be taken out in O(log n).
-  bool before(const timer_record* a, const timer_record* b) const noexcept;
-  void place(std::size_t i, timer_record* r) noexcept;
-  void sift_up(std::size_t i) noexcept;
-  void sift_down(std::size_t i) noexcept;
+  // The heap: a pairing heap on (due_, sequence_) whose nodes are the
+  // records themselves, so that inserting one cannot fail (a vector-based
+  // heap had to grow on the thread, where running out of memory ended the
+  // process). Insertion is O(1), taking the earliest out or a cancelled one
+  // O(log n) amortized.
+  static bool before(const timer_record* a, const timer_record* b) noexcept;
+  static timer_record* meld(timer_record* a, timer_record* b) noexcept;
+  static timer_record* merge_pairs(timer_record* first) noexcept;
+  bool in_heap(const timer_record* r) const noexcept {
+    return r->heap_prev_ != nullptr || r == root_;
+  }
   void insert(timer_record* r) noexcept;
   void erase(timer_record* r) noexcept;
 
@@ -94,7 +96,8 @@ class timer_service {
   bool closed_ = false;     // under start_mutex_
   std::thread thread_;
   // The thread's own.
-  std::vector<timer_record*> heap_;
+  timer_record* root_ = nullptr;  // the earliest due
+  std::size_t heap_size_ = 0;
   std::uint64_t sequence_ = 0;
 };
 

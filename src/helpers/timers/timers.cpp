@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include <tact/actor_system.hpp>
+#include <tact/defaults.hpp>
 #include <tact/detail/timer_core.hpp>
 
 #include "executor/executor.hpp"
@@ -202,8 +203,9 @@ void timer_service::shutdown() noexcept {
   if (thread_.joinable()) thread_.join();
   take_starts();
   take_cancels();
-  for (timer_record* r : std::exchange(heap_, {})) {
-    r->heap_index_ = not_in_heap;
+  while (root_ != nullptr) {
+    timer_record* r = root_;
+    erase(r);
     end_undelivered(r);
     end(r);
   }
@@ -247,7 +249,7 @@ void timer_service::take_cancels() noexcept {
   timer_record* list = cancels_.exchange(nullptr, std::memory_order_seq_cst);
   while (list != nullptr) {
     timer_record* r = std::exchange(list, std::exchange(list->next_cancel_, nullptr));
-    if (r->heap_index_ != not_in_heap) {
+    if (in_heap(r)) {
       erase(r);
       end(r);
     }
@@ -268,11 +270,26 @@ void timer_service::expire(timer_record* r, std::chrono::steady_clock::time_poin
   } while (!skip && !state.compare_exchange_weak(s, s | pending_bit, std::memory_order_seq_cst));
   if (!skip) {
     r->retain();  // the envelope's
-    if (!r->post()) {
-      // The target is gone: so is the timer.
-      end_undelivered(r);
-      r->release();
-      return end(r);
+    switch (r->post()) {
+      case post_outcome::queued:
+        r->starved_ = false;
+        break;
+      case post_outcome::refused:
+        // The target is gone: so is the timer.
+        end_undelivered(r);
+        r->release();
+        return end(r);
+      case post_outcome::no_memory:
+        // Nothing was queued: the firing waits in the heap, which needs no
+        // memory for it, and is tried again. A cancel() meanwhile found
+        // no envelope to race, and ends the timer as if still pending.
+        r->release();
+        state.fetch_and(~pending_bit, std::memory_order_seq_cst);
+        if (!std::exchange(r->starved_, true))
+          ex_.note_memory_wait("a timer's message could not be queued");
+        r->due_ = now + defaults::memory_retry;
+        r->sequence_ = sequence_++;
+        return insert(r);
     }
   }
   if (!r->periodic()) return end(r);
@@ -291,37 +308,37 @@ void timer_service::run() noexcept {
     take_starts();
     take_cancels();
     const auto now = std::chrono::steady_clock::now();
-    while (!heap_.empty() && heap_.front()->due_ <= now) {
-      timer_record* r = heap_.front();
+    while (root_ != nullptr && root_->due_ <= now) {
+      timer_record* r = root_;
       erase(r);
       expire(r, now);
     }
-    if (heap_.empty())
+    if (root_ == nullptr)
       futex_wait(bell_, rung);
     else
-      futex_wait_for(bell_, rung, heap_.front()->due_ - now);
+      futex_wait_for(bell_, rung, root_->due_ - now);
   }
 }
 
 std::optional<std::chrono::steady_clock::time_point> timer_service::next_due() noexcept {
   take_starts();
   take_cancels();
-  if (heap_.empty()) return std::nullopt;
-  return heap_.front()->due_;
+  if (root_ == nullptr) return std::nullopt;
+  return root_->due_;
 }
 
 std::size_t timer_service::pending() noexcept {
   take_starts();
   take_cancels();
-  return heap_.size();
+  return heap_size_;
 }
 
 void timer_service::advance_to(std::chrono::steady_clock::time_point to) noexcept {
   for (;;) {
     take_starts();
     take_cancels();
-    if (heap_.empty() || heap_.front()->due_ > to) break;
-    timer_record* r = heap_.front();
+    if (root_ == nullptr || root_->due_ > to) break;
+    timer_record* r = root_;
     virtual_now_ = std::max(virtual_now_, r->due_);
     erase(r);
     expire(r, virtual_now_);
@@ -331,56 +348,67 @@ void timer_service::advance_to(std::chrono::steady_clock::time_point to) noexcep
 
 // ---- the heap ----
 
-bool timer_service::before(const timer_record* a, const timer_record* b) const noexcept {
+bool timer_service::before(const timer_record* a, const timer_record* b) noexcept {
   return a->due_ != b->due_ ? a->due_ < b->due_ : a->sequence_ < b->sequence_;
 }
 
-void timer_service::place(std::size_t i, timer_record* r) noexcept {
-  heap_[i] = r;
-  r->heap_index_ = i;
+// Two heaps' roots, either null: the later one becomes the first child of
+// the earlier, which is returned with its own sibling links untouched.
+timer_record* timer_service::meld(timer_record* a, timer_record* b) noexcept {
+  if (a == nullptr) return b;
+  if (b == nullptr) return a;
+  if (before(b, a)) std::swap(a, b);
+  b->heap_prev_ = a;
+  b->heap_next_ = a->heap_child_;
+  if (a->heap_child_ != nullptr) a->heap_child_->heap_prev_ = b;
+  a->heap_child_ = b;
+  return a;
 }
 
-void timer_service::sift_up(std::size_t i) noexcept {
-  timer_record* r = heap_[i];
-  while (i > 0) {
-    const std::size_t parent = (i - 1) / 2;
-    if (!before(r, heap_[parent])) break;
-    place(i, heap_[parent]);
-    i = parent;
+// The children of a removed node, from `first` along heap_next_, made one
+// heap: melded in pairs from the left, then the pairs melded from the
+// right (the two passes that give the pairing heap its bounds). The pairs
+// are chained through heap_next_ in reverse order, so nothing allocates.
+timer_record* timer_service::merge_pairs(timer_record* first) noexcept {
+  timer_record* pairs = nullptr;
+  while (first != nullptr) {
+    timer_record* a = first;
+    timer_record* b = a->heap_next_;
+    first = b != nullptr ? b->heap_next_ : nullptr;
+    a->heap_prev_ = a->heap_next_ = nullptr;
+    if (b != nullptr) b->heap_prev_ = b->heap_next_ = nullptr;
+    timer_record* m = meld(a, b);
+    m->heap_next_ = pairs;
+    pairs = m;
   }
-  place(i, r);
-}
-
-void timer_service::sift_down(std::size_t i) noexcept {
-  timer_record* r = heap_[i];
-  const std::size_t n = heap_.size();
-  for (;;) {
-    std::size_t child = 2 * i + 1;
-    if (child >= n) break;
-    if (child + 1 < n && before(heap_[child + 1], heap_[child])) ++child;
-    if (!before(heap_[child], r)) break;
-    place(i, heap_[child]);
-    i = child;
+  timer_record* root = nullptr;
+  while (pairs != nullptr) {
+    timer_record* next = std::exchange(pairs->heap_next_, nullptr);
+    root = meld(root, pairs);
+    pairs = next;
   }
-  place(i, r);
+  return root;
 }
 
 void timer_service::insert(timer_record* r) noexcept {
-  heap_.push_back(r);  // std::bad_alloc here ends the process: noexcept
-  sift_up(heap_.size() - 1);
+  r->heap_child_ = r->heap_next_ = r->heap_prev_ = nullptr;
+  root_ = meld(root_, r);
+  ++heap_size_;
 }
 
 void timer_service::erase(timer_record* r) noexcept {
-  const std::size_t i = r->heap_index_;
-  r->heap_index_ = not_in_heap;
-  timer_record* last = heap_.back();
-  heap_.pop_back();
-  if (last == r) return;
-  place(i, last);
-  if (i > 0 && before(last, heap_[(i - 1) / 2]))
-    sift_up(i);
-  else
-    sift_down(i);
+  timer_record* const children = std::exchange(r->heap_child_, nullptr);
+  if (r == root_) {
+    root_ = merge_pairs(children);
+  } else {
+    // Unlinked from its parent (if a first child) or its left sibling.
+    timer_record* const prev = r->heap_prev_;
+    (prev->heap_child_ == r ? prev->heap_child_ : prev->heap_next_) = r->heap_next_;
+    if (r->heap_next_ != nullptr) r->heap_next_->heap_prev_ = prev;
+    root_ = meld(root_, merge_pairs(children));
+  }
+  r->heap_prev_ = r->heap_next_ = nullptr;
+  --heap_size_;
 }
 
 }  // namespace tact::detail

@@ -50,8 +50,6 @@ int value_of(std::uintptr_t slot) {
   return static_cast<const counter*>(behaviour_in(slot))->value();
 }
 
-void release_behaviour(void* b) noexcept { static_cast<behaviour_base*>(b)->release(); }
-
 // How a commit lets go of the behaviour it replaced: kept until the end,
 // when nobody runs anything (a grace period longer than any dispatch);
 // retired to the epochs, pinned around the dispatch, and collected while
@@ -76,7 +74,7 @@ struct racing_becomes : rl::test_suite<racing_becomes<Threads, how>, Threads> {
       if (tact::detail::tx::claim(actor, running)) {
         tact::detail::tx::install(actor, next);
         if (how == letting_go::at_the_end) replaced[self] = running;
-        if (how == letting_go::epochs) reclamation.retire(self, running, &release_behaviour);
+        if (how == letting_go::epochs) reclamation.retire(self, running);
         if (how == letting_go::at_once) running->release();
         ++commits;
         break;
