@@ -194,7 +194,7 @@ TEST_CASE("a timer whose message cannot be queued fires once memory is back, nev
   REQUIRE(eventually([&] { return target.total.load(std::memory_order_acquire) == 64; }));
   system.await_quiescence();
   for (const auto& n : target.seen) CHECK(n.load() == 1);
-  target | tact::finished_msg;
+  target | tact::delete_msg;
   system.await_quiescence();
 }
 
@@ -256,7 +256,11 @@ TEST_CASE("messages for a waiting actor wait in order when there is no memory to
   a.peer = &p;
   start s;
   a | s;
-  REQUIRE(eventually([&] { return p.asked.load(std::memory_order_acquire); }));
+  // The question reaches the peer before the asker's behaviour has
+  // suspended (which allocates): wait for both.
+  REQUIRE(eventually([&] {
+    return p.asked.load(std::memory_order_acquire) && system.stats().total.suspensions == 1;
+  }));
   std::array<note, 40> notes{};
   {
     starvation starved;
@@ -274,8 +278,8 @@ TEST_CASE("messages for a waiting actor wait in order when there is no memory to
   CHECK(a.answer.load() == 42);
   CHECK(a.notes_before_answer == 0);  // one message at a time: none ran during the ask
   for (int i = 0; i < 40; ++i) CHECK(a.notes[static_cast<std::size_t>(i)] == i);
-  a | tact::finished_msg;
-  p | tact::finished_msg;
+  a | tact::delete_msg;
+  p | tact::delete_msg;
   system.await_quiescence();
 }
 
@@ -307,6 +311,6 @@ TEST_CASE("a behaviour that runs out of memory is reported if the report finds m
     system.await_quiescence();
   }
   CHECK(system.stats().total.messages_processed >= 3);
-  f | tact::finished_msg;
+  f | tact::delete_msg;
   system.await_quiescence();
 }
