@@ -6,6 +6,7 @@
 #include <tact/defaults.hpp>
 
 #include "executor/discard_routes.hpp"
+#include "executor/seam.hpp"
 
 namespace tact::detail {
 namespace {
@@ -221,12 +222,10 @@ void post_to_mailbox(executor& ex, runner* self, std::uint32_t queue, void* targ
 void executor::discard_late(std::uint32_t queue) noexcept {
   const std::uint32_t dropped = discard(queue);
   if (dropped == 0) return;
-  try {
-    report(diagnostic_kind::messages_unreceived,
-           std::to_string(dropped) + " message(s) sent while the system stopped were never "
-           "received");
-  } catch (const std::bad_alloc&) {
-  }
+  report_made(*this, diagnostic_kind::messages_unreceived, [dropped] {
+    return std::to_string(dropped) +
+           " message(s) sent while the system stopped were never received";
+  });
 }
 
 void executor::count(tally what) noexcept {
@@ -252,13 +251,12 @@ void executor::report(diagnostic_kind kind, std::string text,
 
 void executor::note_unsent_message() noexcept {
   if (foreign_.unsent_messages.fetch_add(1, std::memory_order_relaxed) != 0) return;
-  try {
-    report(diagnostic_kind::message_never_sent,
-           "a message was destroyed without ever being sent (an allocation that could be "
-           "removed, or a message touched after it was freed?); further ones are counted and "
-           "reported when the system stops");
-  } catch (const std::bad_alloc&) {
-  }
+  report_made(*this, diagnostic_kind::message_never_sent, [] {
+    return std::string{
+        "a message was destroyed without ever being sent (an allocation that could be removed, "
+        "or a message touched after it was freed?); further ones are counted and reported when "
+        "the system stops"};
+  });
 }
 
 // Keeps a pass open (see quiescence) while work waits, and wakes a parked
@@ -282,12 +280,10 @@ void executor::postponed_ends() noexcept {
 void executor::note_memory_wait(const char* what) noexcept {
   const std::uint64_t n = foreign_.memory_waits.fetch_add(1, std::memory_order_relaxed) + 1;
   if ((n & (n - 1)) != 0) return;
-  try {
-    report(diagnostic_kind::out_of_memory,
-           std::string{"out of memory: "} + what + "; it waits and is retried (" +
-               std::to_string(n) + (n == 1 ? " piece" : " pieces") + " of work so far)");
-  } catch (const std::bad_alloc&) {
-  }
+  report_made(*this, diagnostic_kind::out_of_memory, [what, n] {
+    return std::string{"out of memory: "} + what + "; it waits and is retried (" +
+           std::to_string(n) + (n == 1 ? " piece" : " pieces") + " of work so far)";
+  });
 }
 
 // The runners that stand for the system's workers in its statistics: the

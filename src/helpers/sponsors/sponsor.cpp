@@ -6,6 +6,7 @@
 #include <string>
 
 #include "executor/executor.hpp"
+#include "executor/seam.hpp"
 #include "support/futex.hpp"
 
 namespace tact {
@@ -23,22 +24,21 @@ sponsor::sponsor(actor_system& system, std::function<void()> wake, bool driven)
 sponsor::~sponsor() {
   detail::executor& ex = detail::executor_of(system_);
   const detail::lending::leftovers left = ex.lent().release_sponsor(*runner_);
-  // Out of memory, the reports go (a destructor must not throw).
-  try {
-    if (left.messages > 0)
-      ex.report(diagnostic_kind::messages_unreceived,
-                std::to_string(left.messages) +
-                    " message(s) were still queued for a sponsor's actors when the sponsor was "
-                    "destroyed; they were dropped, with their allocation actions (run it, or "
-                    "finish its actors, first)");
-    if (left.actors > 0)
-      ex.report(diagnostic_kind::sponsor_left_actors,
-                std::to_string(left.actors) +
-                    " actor(s) bound to a sponsor had not finished when the sponsor was "
-                    "destroyed; nothing will run them, stop() no longer waits for them, and a "
-                    "message sent to them is dropped at stop() (finish them first)");
-  } catch (const std::bad_alloc&) {
-  }
+  // Guarded: a destructor must not throw, out of memory the reports go.
+  if (left.messages > 0)
+    detail::report_made(ex, diagnostic_kind::messages_unreceived, [&] {
+      return std::to_string(left.messages) +
+             " message(s) were still queued for a sponsor's actors when the sponsor was "
+             "destroyed; they were dropped, with their allocation actions (run it, or finish "
+             "its actors, first)";
+    });
+  if (left.actors > 0)
+    detail::report_made(ex, diagnostic_kind::sponsor_left_actors, [&] {
+      return std::to_string(left.actors) +
+             " actor(s) bound to a sponsor had not finished when the sponsor was destroyed; "
+             "nothing will run them, stop() no longer waits for them, and a message sent to "
+             "them is dropped at stop() (finish them first)";
+    });
 }
 
 // From the runner's wake(): a send found this sponsor idle.
