@@ -8,6 +8,7 @@
 #include <tact/actor.hpp>
 #include <tact/config.hpp>
 #include <tact/export.hpp>
+#include <tact/placement.hpp>
 #include <tact/stats.hpp>
 
 namespace tact {
@@ -80,6 +81,24 @@ class TACT_API actor_system {
 #pragma GCC diagnostic pop
   }
 
+  // As spawn, with the actor's queue at `where` (see tact::placement), and
+  // the actors T's constructor creates beside it:
+  //
+  //   auto& counter = system.spawn_at<tally>(tact::on_worker(1));
+  //   auto& logger = system.spawn_at<log_writer>(tact::next_to(counter), "tally.log");
+  //
+  // std::invalid_argument for a worker or queue this system does not have
+  // or an actor of another system; std::logic_error next to an actor that
+  // has finished.
+  template <class T, class... Args>
+  requires std::derived_from<T, actor> T& spawn_at(placement where, Args&&... args) {
+    placement_scope scope{*this, where};
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+    return *new T(std::forward<Args>(args)...);
+#pragma GCC diagnostic pop
+  }
+
   // Blocks until no message is queued or running: every worker has parked,
   // no asker is helping, and no sponsor that runs by itself (a
   // dedicated_sponsor, a sponsor with a `wake`) has mail it has not run.
@@ -107,6 +126,7 @@ class TACT_API actor_system {
  private:
   friend class actor;
   friend class detail::ambient_scope;
+  friend class placement_scope;
   friend detail::executor& detail::executor_of(actor_system& system) noexcept;
   friend detail::timer_service& detail::timers_of(actor_system& system) noexcept;
   friend detail::waiting_askers& detail::askers_of(actor_system& system) noexcept;

@@ -12,6 +12,7 @@
 #include <tact/build_config.hpp>
 #include <tact/detail/classic_hooks.hpp>
 #include <tact/detail/reply_slot.hpp>
+#include <tact/handle.hpp>
 #include <tact/message.hpp>
 #include <tact/send.hpp>
 
@@ -160,6 +161,34 @@ template <class M>
 concept request_message = requires { typename M::reply_type; } &&
     std::derived_from<M, request<typename M::reply_type>>;
 
+namespace detail {
+
+// An ask's body, once the receiver's type is checked: `receiver` is an
+// actor or a handle to `target`.
+template <class R, class M>
+ask_result<typename std::remove_cvref_t<M>::reply_type> ask_of(actor& target, R& receiver, M&& msg,
+                                                               std::chrono::nanoseconds timeout) {
+  using message_type = std::remove_cvref_t<M>;
+  using reply = typename message_type::reply_type;
+  executor& ex = actor_access::executor_of(target);
+  refuse_ask_that_cannot_wait();
+  const auto deadline = ask_deadline(ex, timeout);
+  // The caller's message goes as a copy: it counts as sent, even if the
+  // copy cannot be made.
+  if constexpr (build::checks && !std::is_const_v<std::remove_reference_t<M>>)
+    message_access::mark_sent(msg);
+  auto slot = std::make_shared<reply_slot<reply>>();
+  // Ours until the send takes it (one that throws leaves it to us).
+  auto m = std::make_unique<message_type>(std::forward<M>(msg));
+  m->set_allocation(allocation::Delete);
+  request_access::attach<reply>(*m, slot);
+  send(receiver, *m);
+  m.release();  // the receiver's delivery deletes it (or the send did, to a finished actor)
+  return outcome(*slot, await_reply(ex, *slot, deadline));
+}
+
+}  // namespace detail
+
 // Sends `msg` (a request<R>, moved to the heap) to `receiver` and waits for
 // the reply, at most `timeout` (nanoseconds::max(): no deadline). Safe from
 // any number of threads at once.
@@ -182,23 +211,18 @@ requires std::derived_from<A, actor> && request_message<std::remove_cvref_t<M>> 
     receives<A, std::remove_cvref_t<M>>
 ask_result<typename std::remove_cvref_t<M>::reply_type> ask(A& receiver, M&& msg,
                                                             std::chrono::nanoseconds timeout) {
-  using message_type = std::remove_cvref_t<M>;
-  using reply = typename message_type::reply_type;
-  detail::executor& ex = detail::actor_access::executor_of(receiver);
-  detail::refuse_ask_that_cannot_wait();
-  const auto deadline = detail::ask_deadline(ex, timeout);
-  // The caller's message goes as a copy: it counts as sent, even if the
-  // copy cannot be made.
-  if constexpr (build::checks && !std::is_const_v<std::remove_reference_t<M>>)
-    detail::message_access::mark_sent(msg);
-  auto slot = std::make_shared<detail::reply_slot<reply>>();
-  // Ours until the send takes it (one that throws leaves it to us).
-  auto m = std::make_unique<message_type>(std::forward<M>(msg));
-  m->set_allocation(allocation::Delete);
-  detail::request_access::attach<reply>(*m, slot);
-  send(receiver, *m);
-  m.release();  // the receiver's delivery deletes it (or the send did, to a finished actor)
-  return detail::outcome(*slot, detail::await_reply(ex, *slot, deadline));
+  return detail::ask_of(receiver, receiver, std::forward<M>(msg), timeout);
+}
+
+// The same through a handle that names the request's type (or a base of
+// it); an empty handle: std::logic_error, before anything is sent.
+template <class... Hs, class M>
+requires request_message<std::remove_cvref_t<M>> &&
+    (detail::handle_slot<std::remove_cvref_t<M>, Hs...>() < sizeof...(Hs))
+ask_result<typename std::remove_cvref_t<M>::reply_type> ask(const handle<Hs...>& receiver, M&& msg,
+                                                            std::chrono::nanoseconds timeout) {
+  if (!receiver) throw std::logic_error{"tact: an ask through an empty handle"};
+  return detail::ask_of(*receiver.get(), receiver, std::forward<M>(msg), timeout);
 }
 
 }  // namespace tact

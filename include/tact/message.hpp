@@ -47,10 +47,18 @@ class TACT_API message {
   allocation get_allocation() const noexcept { return allocation_; }
   void set_allocation(allocation a) noexcept;
 
+  // With checks on, a message destroyed without ever being sent is
+  // reported: it is often a message made and forgotten. This one may go
+  // unsent (a reply kept ready, a message for a path a run may not take),
+  // so its destruction is not reported. For this object only (a copy starts
+  // unsent again); no effect without checks. By its owner, while it is not
+  // in flight, or from its constructor for a whole type.
+  void allow_unsent() noexcept { sent_.store(true, std::memory_order_relaxed); }
+
  private:
   friend struct detail::message_access;
   allocation allocation_ = allocation::Nodelete;
-  std::atomic<bool> sent_{false};  // written only with checks on
+  std::atomic<bool> sent_{false};  // sent, or allowed not to be; read only with checks on
 };
 
 // Poison pills: every actor accepts them. After the messages queued before

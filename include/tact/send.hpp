@@ -41,6 +41,17 @@ inline void dispose(message& m, allocation how) noexcept {
 }
 inline void dispose(message& m) noexcept { dispose(m, m.get_allocation()); }
 
+// The receiver's type for a report. A handle's poison pill is delivered
+// through the base (A = actor): with checks, the dynamic type, read while
+// checks keep a finished actor's storage alive; without, only the base.
+template <class A>
+const std::type_info& actor_type(const A& a) noexcept {
+  if constexpr (std::same_as<A, actor> && build::checks)
+    return typeid(a);
+  else
+    return typeid(A);
+}
+
 // The trampoline of a (receiver type, message type) pair: recovers both
 // static types, runs the behaviour, then the message's and the actor's
 // allocation actions. An exception ends at the catch: the message counts
@@ -82,12 +93,12 @@ void deliver_pill(void* target, void*) noexcept {
   A& a = *static_cast<A*>(target);
   if constexpr (build::checks) {
     if (actor_access::queue_of(a) == finished_queue) [[unlikely]] {
-      report_delivery_to_finished(a, typeid(A), typeid(P));
+      report_delivery_to_finished(a, actor_type(a), typeid(P));
       return;
     }
     // A pill is a behaviour too: it must not overlap one.
     if (const std::uint32_t running = actor_access::enter(a); running != 0) [[unlikely]]
-      report_overlap(typeid(A), typeid(P), running);
+      report_overlap(actor_type(a), typeid(P), running);
     actor_access::leave(a);
   }
   retire(a, pill_action<P>);
@@ -121,20 +132,24 @@ inline const bool dropped_unrun_known = on_discard(trampoline<A, M>(), &drop_unr
 // the message and reports it, in that order (the report lands the message,
 // which may free the receiver, and the message may be part of it).
 // Throws std::bad_alloc if the queue cannot grow, and then nothing was
-// sent (the receiver does not count it in flight).
-template <class A>
-bool post_to(A& receiver, void* msg, run_fn run) {
+// sent (the receiver does not count it in flight). `target` is the
+// receiver as the type `run` expects.
+inline bool post_to(actor& receiver, void* target, void* msg, run_fn run) {
   if constexpr (build::checks) actor_access::take_off(receiver);
   const std::uint32_t queue = actor_access::queue_of(receiver);
   if (queue == finished_queue) [[unlikely]]
     return false;
   try {
-    post(actor_access::executor_of(receiver), queue, std::addressof(receiver), msg, run);
+    post(actor_access::executor_of(receiver), queue, target, msg, run);
   } catch (...) {
     if constexpr (build::checks) land(receiver);  // taken off above, never sent
     throw;
   }
   return true;
+}
+template <class A>
+bool post_to(A& receiver, void* msg, run_fn run) {
+  return post_to(receiver, std::addressof(receiver), msg, run);
 }
 
 }  // namespace detail

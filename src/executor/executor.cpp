@@ -174,13 +174,32 @@ std::uint32_t executor::admit() {
     foreign_.created.fetch_add(1, std::memory_order_relaxed);
   const std::uint32_t home = home_in_scope();
   if (home == runner::no_queue) return new_home();
-  lending_.bind(home);  // a scope's home is a sponsor's queue
+  if (lending_.sponsored(home)) lending_.bind(home);
   return home;
 }
 
 void executor::actor_finished(std::uint32_t home) noexcept {
   count(tally::actor_finished);
   if (lending_.sponsored(home)) lending_.unbind(home);
+}
+
+std::uint32_t executor::queue_on_worker(std::uint32_t worker) noexcept {
+  const runner::block b = block_of(worker, worker_count_, queue_count_);
+  const std::uint32_t turn = foreign_.placed.fetch_add(1, std::memory_order_relaxed);
+  const std::uint32_t slot = b.first + turn % (b.last - b.first);
+  const work_queue* q = ownership_[slot].load(std::memory_order_acquire);
+  return q != nullptr ? index_of(*q) : slot;
+}
+
+std::uint32_t executor::worker_holding(std::uint32_t queue) const noexcept {
+  if (queue >= queue_count_) return runner::no_queue;
+  const work_queue* q = &queues_[queue];
+  for (std::uint32_t w = 0; w < worker_count_; ++w) {
+    const runner::block b = block_of(w, worker_count_, queue_count_);
+    for (std::uint32_t slot = b.first; slot < b.last; ++slot)
+      if (ownership_[slot].load(std::memory_order_acquire) == q) return w;
+  }
+  return runner::no_queue;
 }
 
 std::uint32_t executor::new_home() noexcept {
@@ -255,7 +274,7 @@ void executor::note_unsent_message() noexcept {
     return std::string{
         "a message was destroyed without ever being sent (an allocation that could be removed, "
         "or a message touched after it was freed?); further ones are counted and reported when "
-        "the system stops"};
+        "the system stops. A message that may go unsent says so with allow_unsent()"};
   });
 }
 

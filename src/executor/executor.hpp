@@ -107,6 +107,15 @@ class executor {
   // one worker (stealing spreads it when there is work to share); else
   // round robin over all queues.
   std::uint32_t new_home() noexcept;
+  // A queue of worker `worker`'s block for an actor placed there, round
+  // robin over its slots: the queue in the slot now (the slot's own queue
+  // while a swap empties it). @pre worker < worker_count().
+  std::uint32_t queue_on_worker(std::uint32_t worker) noexcept;
+  // The pool worker whose block holds `queue` now, or runner::no_queue
+  // (a sponsor's queue, or one a swap is moving). A snapshot.
+  std::uint32_t worker_holding(std::uint32_t queue) const noexcept;
+  // Whether `queue` is a sponsor's.
+  bool sponsored(std::uint32_t queue) const noexcept { return lending_.sponsored(queue); }
   // A queue for a message sent from a thread that runs no runner of this
   // executor, or for an actor created there: round robin over all queues.
   std::uint32_t next_queue() noexcept {
@@ -198,6 +207,7 @@ class executor {
     std::atomic<std::uint64_t> unsent_messages{0};
     std::atomic<std::uint64_t> memory_waits{0};
     std::atomic<std::uint32_t> ticket{0};
+    std::atomic<std::uint32_t> placed{0};  // see queue_on_worker
 
     std::atomic<std::uint64_t>& of(tally what) noexcept {
       return tallies[static_cast<std::size_t>(what)];

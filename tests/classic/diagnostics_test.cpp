@@ -153,6 +153,31 @@ TEST_CASE("a message destroyed without ever being sent is reported once, then co
   CHECK_THAT(reports[1].text, Contains("1001 messages in all"));
 }
 
+// A reply kept ready in its actor, and a type whose every object may go
+// unsent: neither is reported, while a forgotten message still is.
+struct spare_reply : tact::message {
+  spare_reply() { allow_unsent(); }
+};
+
+TEST_CASE("a message that allows going unsent is not reported when destroyed unsent") {
+  tact::test::diagnostics_log log;
+  tact::actor_system system{{.workers = 1, .on_diagnostic = log.handler()}};
+  {
+    note kept_ready;
+    kept_ready.allow_unsent();
+    spare_reply by_type;
+  }
+  CHECK(log.count(kind::message_never_sent) == 0);
+  {
+    note copied;
+    copied.allow_unsent();
+    note copy{copied};  // a copy is a new message: unsent and not allowed to be
+  }
+  system.stop();
+  CHECK(log.count(kind::message_never_sent) == 1);
+  CHECK_THAT(log.of(kind::message_never_sent)[0].text, Contains("allow_unsent()"));
+}
+
 TEST_CASE("an actor destroyed before it finished is reported and not waited for") {
   tact::test::diagnostics_log log;
   tact::actor_system system{{.workers = 2, .on_diagnostic = log.handler()}};

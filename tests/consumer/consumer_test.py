@@ -27,7 +27,7 @@ EXPECTED_OUTPUT = "classic 42\ntransactional 42\n"
 # Umbrella headers a program includes; everything they reach must be installed.
 UMBRELLAS = ["tact/tact.hpp", "tact/transactional.hpp", "tact/widgets.hpp"]
 # Generated into the build folder, installed beside the headers.
-GENERATED_HEADERS = {"build_config.hpp"}
+GENERATED_HEADERS = {"build_config.hpp", "version.hpp"}
 # A guard against a program that hangs, so that the test still cleans up; not
 # a measure of speed.
 PROGRAM_TIME_LIMIT = 300
@@ -213,6 +213,24 @@ def installed(source_root, work):
         cxx() + ["-std=c++20", "-Wall", "-Wextra", "-Wpedantic", "-Werror"] + cflags
         + [str(project / "answer.cpp"), "-o", str(program)] + libs)
     check_answer("the program (installed tact, g++ and pkg-config)", program, env)
+    check_version(work, cflags, libs, env)
+
+
+def check_version(work, cflags, libs, env):
+    """The headers' version macros, the library's version() and tact.pc
+    all give the project's version."""
+    source = work / "version.cpp"
+    source.write_text(
+        "#include <cstdio>\n#include <tact/tact.hpp>\n"
+        "static_assert(TACT_VERSION == TACT_VERSION_MAJOR * 10000 + TACT_VERSION_MINOR * 100 +"
+        " TACT_VERSION_PATCH);\n"
+        "int main() { std::printf(\"%s %s\\n\", TACT_VERSION_STRING, tact::version().text); }\n")
+    program = work / "version"
+    run("compiling the version check", cxx() + ["-std=c++20"] + cflags + [str(source), "-o", str(program)] + libs)
+    wanted = pkg_config(env, "--modversion").strip()
+    out = run("running the version check", [str(program)], env=env, timeout=PROGRAM_TIME_LIMIT).split()
+    if out != [wanted, wanted]:
+        raise Failure(f"headers and library say version {out}, tact.pc says {wanted}")
 
 
 def main(argv):

@@ -68,3 +68,12 @@ TEST_CASE("actors created by one thread get queues round robin over every queue"
   system.stop();
   CHECK(system.stats().total.actors_finished == actors.size());
 }
+
+TEST_CASE("the library's version is the headers' version") {
+  const tact::version_info v = tact::version();
+  CHECK(v.major == TACT_VERSION_MAJOR);
+  CHECK(v.minor == TACT_VERSION_MINOR);
+  CHECK(v.patch == TACT_VERSION_PATCH);
+  CHECK(std::string{v.text} == TACT_VERSION_STRING);
+  CHECK(TACT_VERSION == v.major * 10000 + v.minor * 100 + v.patch);
+}

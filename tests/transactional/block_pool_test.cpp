@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include <tact/detail/tx_core.hpp>
+#include <tact/detail/block_pool.hpp>
 #include <tact/tx/behaviour.hpp>
 
 // The per-thread cache transactional messages and behaviours are allocated
@@ -19,10 +19,10 @@
 // to the heap), and the tests of reuse check only that.
 namespace {
 
-using tact::detail::tx::allocate_block;
-using tact::detail::tx::block_keep_limit;
-using tact::detail::tx::free_block;
-using tact::detail::tx::kept_blocks;
+using tact::detail::allocate_block;
+using tact::detail::block_keep_limit;
+using tact::detail::free_block;
+using tact::detail::kept_blocks;
 
 constexpr std::size_t largest_pooled = 256;
 constexpr std::size_t granule = 16;

@@ -26,7 +26,7 @@ inline constexpr std::memory_order queue_order =
     build::checks ? std::memory_order_seq_cst : std::memory_order_relaxed;
 
 struct actor_access {
-  static executor& executor_of(actor& a) noexcept { return *a.executor_; }
+  static executor& executor_of(const actor& a) noexcept { return *a.executor_; }
   static std::uint32_t queue_of(const actor& a) noexcept { return a.queue_.load(queue_order); }
   static void mark_finished(actor& a) noexcept { a.queue_.store(finished_queue, queue_order); }
   // Checks only: a message to `a` is about to be posted.

@@ -8,6 +8,7 @@
 #include <typeinfo>
 
 #include <tact/detail/atomic.hpp>
+#include <tact/detail/block_pool.hpp>
 #include <tact/detail/envelope.hpp>
 #include <tact/detail/retired.hpp>
 #include <tact/export.hpp>
@@ -119,19 +120,6 @@ TACT_API void destroy(cell* c) noexcept;
 inline void release(cell* c) noexcept {
   if (c->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy(c);
 }
-
-// Storage for messages and behaviours (see message_of, behaviour_impl): a
-// per-thread cache of small blocks in front of operator new. Any thread may
-// free a block any thread allocated; it joins the freeing thread's cache,
-// which keeps at most block_keep_limit() blocks per size and gives the
-// rest to the heap. Aligned as operator new(size) is.
-TACT_API void* allocate_block(std::size_t size);
-TACT_API void free_block(void* block, std::size_t size) noexcept;
-// For tests: how many blocks of `size` bytes the calling thread keeps for
-// reuse, and the most it keeps per size (0: every block goes to the heap,
-// as under AddressSanitizer).
-TACT_API std::size_t kept_blocks(std::size_t size) noexcept;
-TACT_API std::size_t block_keep_limit() noexcept;
 
 // Addresses a message built by tx::send to `to` (which may be null), then
 // delivers or stages it; takes ownership of it. Throws std::bad_alloc only

@@ -87,7 +87,7 @@ class behaviour_impl final : public detail::tx::behaviour_base {
     if constexpr (over_aligned)
       return ::operator new(size, std::align_val_t{alignof(behaviour_impl)});
     else
-      return detail::tx::allocate_block(size);
+      return detail::allocate_block(size);
   }
   static void operator delete(void* block, std::size_t size) noexcept {
     if constexpr (over_aligned)
@@ -95,7 +95,7 @@ class behaviour_impl final : public detail::tx::behaviour_base {
       // deallocation is on, which Clang before 19 leaves off by default.
       ::operator delete(block, std::align_val_t{alignof(behaviour_impl)});
     else
-      detail::tx::free_block(block, size);
+      detail::free_block(block, size);
   }
 
  private:

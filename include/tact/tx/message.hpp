@@ -115,7 +115,7 @@ class message_of final : public message {
     if constexpr (over_aligned)
       return ::operator new(size, std::align_val_t{alignof(message_of)});
     else
-      return detail::tx::allocate_block(size);
+      return detail::allocate_block(size);
   }
   static void operator delete(void* block, std::size_t size) noexcept {
     if constexpr (over_aligned)
@@ -123,7 +123,7 @@ class message_of final : public message {
       // deallocation is on, which Clang before 19 leaves off by default.
       ::operator delete(block, std::align_val_t{alignof(message_of)});
     else
-      detail::tx::free_block(block, size);
+      detail::free_block(block, size);
   }
 
  private:

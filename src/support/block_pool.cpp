@@ -4,11 +4,12 @@
 #include <new>
 #include <utility>
 
-#include <tact/detail/tx_core.hpp>
+#include <tact/detail/block_pool.hpp>
 
-// Storage for transactional messages and behaviours. Every send allocates
-// a message and every dispatch frees one; every become builds a behaviour
-// and, once it is safe, frees the one it replaced. So a chain of sends (an
+// Storage for what lives one message long: a transactional send allocates
+// a message and its dispatch frees it; a become builds a behaviour and,
+// once it is safe, frees the one it replaced; tact::send_new makes a
+// classic message that its delivery frees. So a chain of sends (an
 // actor re-sending to itself, a pipeline) or of becomes (a counter) would
 // turn the heap over once per message. Each thread keeps the blocks it
 // frees, by size, and hands them out again: allocating or freeing one is
@@ -23,7 +24,7 @@
 //
 // Under AddressSanitizer every block comes from the heap, so a use after
 // free is still caught.
-namespace tact::detail::tx {
+namespace tact::detail {
 namespace {
 
 constexpr std::size_t granule = 16;
@@ -118,4 +119,4 @@ std::size_t kept_blocks(std::size_t size) noexcept {
 
 std::size_t block_keep_limit() noexcept { return pooled ? keep : 0; }
 
-}  // namespace tact::detail::tx
+}  // namespace tact::detail
