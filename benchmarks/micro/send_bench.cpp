@@ -8,6 +8,11 @@
 //                 local_batch 0 sends every message through the mailbox
 //                 (the thesis's design); the default lets a same-queue send
 //                 join the batch being processed.
+//   handle_send   static_send through a tact::handle<ping> to the actor
+//                 itself instead of a direct send: the handle's cost.
+//   made_send     static_send with a new message per send, made by
+//                 tact::send_new (from the per-thread block cache)...
+//   heap_send     ... or by `new` with allocation::Delete, by hand.
 //   dynamic_send  every send creates a new actor and a new message; each
 //                 actor creates the next and then deletes itself.
 //   idle_cpu      CPU time an idle system uses over two seconds.
@@ -83,6 +88,62 @@ void static_send(benchmark::State& state) {
                                    batch);
 }
 
+// Re-sends through a handle to itself, or a fresh message per send.
+struct handle_echo : tact::actor {
+  explicit handle_echo(tact::actor_system& system) : tact::actor{system} {}
+  tact::handle<ping> self = *this;
+  std::uint64_t received = 0;
+  std::uint64_t limit = 0;
+  tact::allocation receive(ping& m) {
+    if (++received < limit) self | m;
+    return Nodelete;
+  }
+};
+template <bool Pooled>
+struct fresh_echo : tact::actor {
+  explicit fresh_echo(tact::actor_system& system) : tact::actor{system} {}
+  std::uint64_t received = 0;
+  std::uint64_t limit = 0;
+  tact::allocation receive(ping&) {
+    if (++received == limit) return Nodelete;
+    if constexpr (Pooled) {
+      tact::send_new<ping>(*this);
+    } else {
+      auto* m = new ping;
+      m->set_allocation(Delete);
+      *this | *m;
+    }
+    return Nodelete;
+  }
+};
+
+// static_send's loop with another echo.
+template <class Echo>
+void echo_send(benchmark::State& state) {
+  tact::actor_system system{{.workers = static_cast<std::uint32_t>(state.range(0)),
+                             .local_batch = static_cast<std::uint32_t>(state.range(1))}};
+  Echo target{system};
+  ping first;  // Nodelete: the handle echo re-sends it
+  for (auto _ : state) {
+    target.received = 0;
+    target.limit = batch;
+    target | first;
+    system.await_quiescence();
+  }
+  fail_unless(target.received == batch, "echo send lost messages");
+  report_per_message(state, batch);
+  target | tact::finished_msg;
+  system.stop();
+}
+void echo_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"workers", "local_batch"})
+      ->Args({1, tact::defaults::local_batch})
+      ->Args({2, tact::defaults::local_batch});
+}
+void handle_send(benchmark::State& state) { echo_send<handle_echo>(state); }
+void made_send(benchmark::State& state) { echo_send<fresh_echo<true>>(state); }
+void heap_send(benchmark::State& state) { echo_send<fresh_echo<false>>(state); }
+
 struct spawner : tact::actor {
   explicit spawner(std::uint64_t left) : left{left} {}
   std::uint64_t left;
@@ -150,6 +211,9 @@ BENCHMARK(static_send)
     ->Args({2, tact::defaults::local_batch})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(handle_send)->Apply(echo_args)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(made_send)->Apply(echo_args)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(heap_send)->Apply(echo_args)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(dynamic_send)
     ->ArgName("workers")
     ->Arg(1)
