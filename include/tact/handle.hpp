@@ -62,11 +62,11 @@ struct handle_access;
 // of a type derived from one the handle names is received as that named
 // type. Poison pills go through a handle too (every actor accepts them).
 //
-// A handle is a plain pointer-sized value (two pointers, and one function
-// pointer per message type): copy it freely, compare it, store it in
-// messages. Like a reference, it does not keep the actor alive: the rules
-// for sending to a finished actor are those of a direct send. An empty
-// (default-constructed) handle refuses sends with std::logic_error.
+// A handle is a small value (two pointers, and one function pointer per
+// message type): copy it freely, compare it, store it in messages. Like a
+// reference, it does not keep the actor alive: the rules for sending to a
+// finished actor are those of a direct send. An empty (default-constructed)
+// handle refuses sends with std::logic_error.
 template <class... Ms>
 class handle {
   static_assert(sizeof...(Ms) > 0, "tact: a handle names at least one message type");
