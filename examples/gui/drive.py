@@ -204,23 +204,34 @@ class Session:
 
 
 def drive_compute(s):
-    """Counts primes, moves the limit slider and counts again, then cancels
-    a long count: the window answers while the workers are busy."""
+    """Watches the live plot settle, counts primes and sees the plot show
+    the work, moves the limit slider and counts again, then cancels a long
+    count: the window answers while the workers are busy. The title ends
+    with what the plot drew last: "[plot: W workers, S s, peak P/s]"."""
     w = s.window("tact compute")
-    s.await_title(w, r"ready, primes below 10000000 in 16 chunks$")
+    s.await_title(w, r"ready, primes below 10000000 in 16 chunks \[plot: ")
+    # Ten seconds of samples, and none of them from a busy worker: the
+    # plot is drawn again and again as time passes (the start-up's
+    # messages scroll out of it).
+    idle = s.await_title(w, r"\[plot: (\d+) workers?, 10 s, peak 0/s\]$")
+    workers = idle.group(1)
+    if int(workers) < 1:
+        raise Failure(f"the plot shows {workers} workers")
     s.click(w, "count")
     s.await_title(w, r": 664579 primes below 10000000 \(")
+    # The same workers' lines, now showing the count's messages.
+    s.await_title(w, rf"\[plot: {workers} workers?, 10 s, peak [1-9]\d*/s\]$")
     s.press(w, "alt+l", "Right")  # the limit slider, one step (a million) up
-    s.await_title(w, r"ready, primes below 11000000 in 16 chunks$")
+    s.await_title(w, r"ready, primes below 11000000 in 16 chunks \[plot: ")
     s.press(w, "alt+c")
     s.await_title(w, r": 726517 primes below 11000000 \(")
     # A count that takes seconds, in many chunks, cancelled while it runs.
     s.press(w, "alt+l", "End", "alt+h", "End")
-    s.await_title(w, r"ready, primes below 2000000000 in 1024 chunks$")
+    s.await_title(w, r"ready, primes below 2000000000 in 1024 chunks \[plot: ")
     s.press(w, "alt+c")
-    s.await_title(w, r"counting primes below 2000000000$")
+    s.await_title(w, r"counting primes below 2000000000 \[plot: ")
     s.click(w, "cancel")
-    s.await_title(w, r"cancelled at \d+ of 1024 chunks$")
+    s.await_title(w, r"cancelled at \d+ of 1024 chunks \[plot: ")
     s.quit(w)
 
 

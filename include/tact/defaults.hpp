@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include <tact/steal_policy.hpp>
 
@@ -91,5 +92,11 @@ inline constexpr std::uint32_t collision_limit = 8;
 // (a commit's sends, a timer's firing: see stats memory_waits) waits and is
 // tried again this often, until memory comes back.
 inline constexpr std::chrono::milliseconds memory_retry{1};
+
+// Where a metrics_exposer (tact-metrics) listens, and the path it serves:
+// the loopback address, so that statistics leave the machine only when a
+// configuration says so.
+inline constexpr std::string_view metrics_address = "127.0.0.1:9464";
+inline constexpr std::string_view metrics_path = "/metrics";
 
 }  // namespace tact::defaults

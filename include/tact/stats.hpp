@@ -1,5 +1,7 @@
 #pragma once
 
+#include <array>
+#include <chrono>
 #include <cstdint>
 #include <iosfwd>
 #include <vector>
@@ -36,6 +38,7 @@ struct worker_stats {
   // destroyed: dropped without running (reported as never received).
   std::uint64_t messages_discarded = 0;
   std::uint64_t suspensions = 0;   // behaviours suspended while they waited (an ask)
+  std::uint64_t resumptions = 0;   // ... and resumed once their wait was over
   // Fibers made, each with its own stack, for behaviours that wait; kept
   // and reused, so this grows with how many wait at once, not how often.
   std::uint64_t fibers_made = 0;
@@ -64,44 +67,68 @@ struct worker_stats {
   double average_steal_size() const noexcept {
     return steals == 0 ? 0.0 : static_cast<double>(messages_stolen) / static_cast<double>(steals);
   }
-  worker_stats& operator+=(const worker_stats& other) noexcept {
-    actors_created += other.actors_created;
-    actors_finished += other.actors_finished;
-    messages_sent += other.messages_sent;
-    local_sends += other.local_sends;
-    messages_processed += other.messages_processed;
-    gulps += other.gulps;
-    gulped_messages += other.gulped_messages;
-    missed_gulps += other.missed_gulps;
-    steal_attempts += other.steal_attempts;
-    steal_no_candidate += other.steal_no_candidate;
-    steal_failed_swaps += other.steal_failed_swaps;
-    steals += other.steals;
-    messages_stolen += other.messages_stolen;
-    parks += other.parks;
-    wakeups += other.wakeups;
-    dead_letters += other.dead_letters;
-    messages_rejected += other.messages_rejected;
-    messages_discarded += other.messages_discarded;
-    suspensions += other.suspensions;
-    fibers_made += other.fibers_made;
-    batches_given_back += other.batches_given_back;
-    memory_waits += other.memory_waits;
-    tx_dispatches += other.tx_dispatches;
-    tx_commits += other.tx_commits;
-    tx_becomes += other.tx_becomes;
-    tx_collisions += other.tx_collisions;
-    tx_retries += other.tx_retries;
-    tx_serializations += other.tx_serializations;
-    tx_rollbacks += other.tx_rollbacks;
-    tx_unmatched += other.tx_unmatched;
-    tx_dropped += other.tx_dropped;
-    return *this;
-  }
+  // Per counter. A difference is meaningful between two readings of the
+  // same counters, the later one first (see system_stats).
+  worker_stats& operator+=(const worker_stats& other) noexcept;
+  worker_stats& operator-=(const worker_stats& other) noexcept;
 };
 
-// A snapshot of the system's statistics. Exact when the system is quiescent
-// or stopped; approximate (but never torn per counter) while it runs.
+// Every counter of worker_stats, once each, for code that treats them
+// alike: sums, differences, export.
+inline constexpr std::array worker_stats_counters{
+    &worker_stats::actors_created,     &worker_stats::actors_finished,
+    &worker_stats::messages_sent,      &worker_stats::local_sends,
+    &worker_stats::messages_processed, &worker_stats::gulps,
+    &worker_stats::gulped_messages,    &worker_stats::missed_gulps,
+    &worker_stats::steal_attempts,     &worker_stats::steal_no_candidate,
+    &worker_stats::steal_failed_swaps, &worker_stats::steals,
+    &worker_stats::messages_stolen,    &worker_stats::parks,
+    &worker_stats::wakeups,            &worker_stats::dead_letters,
+    &worker_stats::messages_rejected,  &worker_stats::messages_discarded,
+    &worker_stats::suspensions,        &worker_stats::resumptions,
+    &worker_stats::fibers_made,        &worker_stats::batches_given_back,
+    &worker_stats::memory_waits,       &worker_stats::tx_dispatches,
+    &worker_stats::tx_commits,         &worker_stats::tx_becomes,
+    &worker_stats::tx_collisions,      &worker_stats::tx_retries,
+    &worker_stats::tx_serializations,  &worker_stats::tx_rollbacks,
+    &worker_stats::tx_unmatched,       &worker_stats::tx_dropped};
+
+inline worker_stats& worker_stats::operator+=(const worker_stats& other) noexcept {
+  for (std::uint64_t worker_stats::*counter : worker_stats_counters)
+    this->*counter += other.*counter;
+  return *this;
+}
+
+// A counter that seems to have gone back (read by two threads with
+// nothing ordering the two readings) gives 0, not a wrapped number.
+inline worker_stats& worker_stats::operator-=(const worker_stats& other) noexcept {
+  for (std::uint64_t worker_stats::*counter : worker_stats_counters)
+    this->*counter = this->*counter > other.*counter ? this->*counter - other.*counter : 0;
+  return *this;
+}
+
+// What one worker is doing when a snapshot is taken: gauges, read as they
+// are at that moment rather than counted.
+struct worker_load {
+  std::uint64_t queued = 0;     // envelopes waiting in the work queues it owns (not yet gulped)
+  std::uint64_t suspended = 0;  // behaviours it runs that wait now (an ask)
+  bool parked = false;          // asleep for lack of work
+};
+
+// A snapshot of the system's statistics (actor_system::stats()), or the
+// difference of two (`later - earlier`): the counters count what happened
+// from `since` to `taken`, the gauges say how things stood at `taken`.
+// Exact when the system is quiescent or stopped; approximate (but never
+// torn per counter) while it runs.
+//
+// The engine's counters are never reset: each worker owns its own and
+// writes them without synchronization, so a reset from another thread
+// would race with it. A difference from an earlier snapshot is the reset:
+//
+//   const tact::system_stats before = system.stats();
+//   ...
+//   const tact::system_stats recent = system.stats() - before;
+//   recent.per_second(recent.total.messages_processed);
 //
 // Conservation: a send is refused (messages_rejected) or queued
 // (messages_sent), and a queued envelope either runs once
@@ -115,9 +142,35 @@ struct worker_stats {
 // queues are outside quiescence: for them it holds once they are drained
 // or destroyed.
 struct system_stats {
+  using clock = std::chrono::steady_clock;
+
+  // What the counters count: from the system's start (a snapshot) or from
+  // the earlier snapshot (a difference), until `taken`.
+  clock::time_point since{};
+  clock::time_point taken{};
   worker_stats total;                 // all workers plus other threads
   std::vector<worker_stats> workers;  // per worker, in worker order
+  // Gauges at `taken`; a difference keeps the later snapshot's.
+  std::vector<worker_load> load;  // per worker, in worker order
+  std::uint64_t queued = 0;       // envelopes waiting in every work queue, sponsors' included
+  std::uint64_t suspended = 0;    // behaviours that wait now, on any thread
+  std::uint64_t live_actors = 0;  // classic actors made and not finished yet
+
+  std::chrono::duration<double> interval() const noexcept { return taken - since; }
+  // `count` (one of the counters above) per second of interval(); 0 for
+  // an empty interval.
+  double per_second(std::uint64_t count) const noexcept {
+    const double seconds = interval().count();
+    return seconds > 0 ? static_cast<double>(count) / seconds : 0.0;
+  }
 };
+
+// What happened between two snapshots of one system: each counter's
+// difference, in total and per worker, over [earlier.taken, later.taken],
+// with the gauges of `later`. Throws std::invalid_argument unless both
+// count from the same start (two snapshots of one system, or two
+// differences from one snapshot) and `earlier` was taken first.
+TACT_API system_stats operator-(const system_stats& later, const system_stats& earlier);
 
 TACT_API std::ostream& operator<<(std::ostream& out, const worker_stats& s);
 TACT_API std::ostream& operator<<(std::ostream& out, const system_stats& s);

@@ -28,6 +28,7 @@ struct worker_counters {
   counter messages_rejected;
   counter messages_discarded;
   counter suspensions;
+  counter resumptions;
   counter fibers_made;
   counter batches_given_back;
 
@@ -51,6 +52,7 @@ struct worker_counters {
             .messages_rejected = messages_rejected.get(),
             .messages_discarded = messages_discarded.get(),
             .suspensions = suspensions.get(),
+            .resumptions = resumptions.get(),
             .fibers_made = fibers_made.get(),
             .batches_given_back = batches_given_back.get()};
   }

@@ -68,6 +68,13 @@ runner::block block_of(std::uint32_t worker, std::uint32_t workers, std::uint32_
   return {first(worker), first(worker + 1)};
 }
 
+// Behaviours suspended and not resumed yet, from one runner's counters.
+// That runner writes both, never more resumptions than suspensions; read
+// by another thread while it runs, they may seem to cross.
+std::uint64_t suspended(const worker_stats& s) noexcept {
+  return s.suspensions > s.resumptions ? s.suspensions - s.resumptions : 0;
+}
+
 }  // namespace
 
 executor::executor(const system_config& config, actor_system& owner,
@@ -323,12 +330,32 @@ void executor::for_each_runner(F&& f) const {
 
 system_stats executor::stats() const {
   system_stats s;
+  s.since = started_;
+  s.taken = std::chrono::steady_clock::now();
   s.workers.reserve(worker_count_);
+  s.load.reserve(worker_count_);
   for_each_worker([&](const runner& r) {
     s.workers.push_back(r.counters.snapshot());
     s.total += s.workers.back();
+    worker_load& load = s.load.emplace_back();
+    // Null while a thief swaps the slot: its queue is counted by nobody.
+    for (std::uint32_t slot = r.owned().first; slot < r.owned().last; ++slot)
+      if (const work_queue* q = ownership_[slot].load(std::memory_order_relaxed))
+        load.queued += q->queued();
+    load.suspended = suspended(s.workers.back());
+    s.queued += load.queued;
+    s.suspended += load.suspended;
   });
-  lending_.for_each_runner([&](const runner& r) { s.total += r.counters.snapshot(); });
+  for (std::uint32_t w = 0; w < workers_.size(); ++w)
+    s.load[w].parked = workers_[w].parked_state() != parker::running;
+  lending_.for_each_runner([&](const runner& r) {
+    const worker_stats counted = r.counters.snapshot();
+    s.total += counted;
+    s.suspended += suspended(counted);
+  });
+  for (std::uint32_t q = queue_count_; q < queues_.size(); ++q)  // the sponsors' queues
+    s.queued += queues_[q].queued();
+  s.live_actors = live_actors();
   s.total.actors_created += foreign_.created.load(std::memory_order_relaxed);
   s.total.messages_sent += foreign_.sent.load(std::memory_order_relaxed);
   s.total.actors_finished += foreign_.of(tally::actor_finished);

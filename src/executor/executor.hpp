@@ -2,6 +2,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -76,6 +77,9 @@ class executor {
   bool stealing() const noexcept {
     return config_.steal != steal_policy::none && worker_count_ > 1;
   }
+  // The counters and gauges (see system_stats), read without stopping
+  // anyone: each counter where its runner writes it, each queue's length
+  // from the hint senders keep.
   system_stats stats() const;
   // The deterministic executor's driver, or nullptr for a threaded one.
   stepper* stepping() const noexcept { return stepper_.get(); }
@@ -234,6 +238,7 @@ class executor {
   const std::uint32_t worker_count_;
   const std::uint32_t queue_count_;
   const placement placement_;
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::atomic<bool> unbound_reported_{false};
   std::atomic<bool> stopping_{false};
   std::atomic<bool> postponed_{false};

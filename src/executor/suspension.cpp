@@ -78,6 +78,7 @@ void runner::suspend(wake_condition& c) {
   // resume_ready() took `me` off the list and switched back here. The
   // queue is held now: no budget, so the rest of this behaviour's sends to
   // it take the mailbox, behind anything it sent there before.
+  counters.resumptions.add();
   if (scope != nullptr) executor::set_scope(scope, home);
   current_ = &q;
   current_index_ = index;

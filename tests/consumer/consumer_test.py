@@ -28,6 +28,8 @@ EXPECTED_OUTPUT = "classic 42\ntransactional 42\n"
 UMBRELLAS = ["tact/tact.hpp", "tact/transactional.hpp", "tact/widgets.hpp"]
 # Generated into the build folder, installed beside the headers.
 GENERATED_HEADERS = {"build_config.hpp", "version.hpp"}
+# Installed with tact-metrics, which is built only where prometheus-cpp is.
+METRICS_HEADER = "metrics.hpp"
 # A guard against a program that hangs, so that the test still cleans up; not
 # a measure of speed.
 PROGRAM_TIME_LIMIT = 300
@@ -108,12 +110,15 @@ def installed_files(root):
     return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
 
 
-def check_headers(source_root, include_dir):
+def check_headers(source_root, include_dir, metrics):
     """The install holds every public header and the generated ones, under
-    include/tact, and nothing else."""
+    include/tact, and nothing else; the metrics header only with the
+    library that implements it (tact-metrics, `metrics`)."""
     public = source_root / "include" / "tact"
     expected = {f"tact/{f}" for f in installed_files(public) if f.endswith(".hpp")}
     expected |= {f"tact/{f}" for f in GENERATED_HEADERS}
+    if not metrics:
+        expected.discard(f"tact/{METRICS_HEADER}")
     actual = installed_files(include_dir)
     problems = []
     if missing := sorted(expected - actual):
@@ -187,7 +192,7 @@ def installed(source_root, work):
     static = (libdir / "libtact.a").is_file()
     if not static and not (libdir / "libtact.so").exists():
         raise Failure(f"no libtact.a or libtact.so installed in {libdir}")
-    check_headers(source_root, prefix / "include")
+    check_headers(source_root, prefix / "include", any(prefix.rglob("pkgconfig/tact-metrics.pc")))
 
     # LD_LIBRARY_PATH: for a shared libtact, which the prefix keeps off the
     # loader's path.

@@ -1,12 +1,15 @@
 // The only code that touches the window: an actor bound to the GUI
 // sponsor, so its messages run on the GUI thread. The coordinator reports
-// to it; a periodic timer ticks it 25 times a second to refresh the
-// telemetry from the system's statistics.
+// to it; a periodic timer ticks it 25 times a second to plot each worker's
+// messages per second, from the difference of two snapshots of the
+// system's statistics.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
-#include <deque>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include <QLabel>
 #include <QProgressBar>
@@ -17,6 +20,7 @@
 #include <tact/tact.hpp>
 
 #include "messages.hpp"
+#include "rate_plot.hpp"
 
 // The widgets the dashboard writes to; main builds them.
 struct dashboard_widgets {
@@ -27,10 +31,8 @@ struct dashboard_widgets {
   QPushButton* cancel;
   QProgressBar* progress;
   QLabel* result;
-  QLabel* rate;       // messages processed per second
-  QLabel* processed;  // messages processed in all
-  QLabel* steals;
   QLabel* elapsed;  // of the job in progress, or of the last one
+  rate_plot* plot;  // messages per second, per worker
 };
 
 class dashboard : public tact::actor {
@@ -90,36 +92,41 @@ class dashboard : public tact::actor {
     return Nodelete;
   }
 
-  // Messages per second over the last second, from the system's counters.
+  // Each worker's messages per second since the last tick, plotted.
   tact::allocation receive(tick&) {
-    const auto now = clock::now();
-    const tact::system_stats stats = system().stats();
-    samples_.push_back({now, stats.total.messages_processed});
-    while (now - samples_.front().when > std::chrono::seconds{1}) samples_.pop_front();
-    const double span = std::chrono::duration<double>{now - samples_.front().when}.count();
-    const auto recent = samples_.back().processed - samples_.front().processed;
-    w_.rate->setText(QString::number(span > 0 ? static_cast<double>(recent) / span : 0.0, 'f', 0));
-    w_.processed->setText(QString::number(stats.total.messages_processed));
-    w_.steals->setText(QString::number(stats.total.steals));
+    const tact::system_stats now = system().stats();
+    if (previous_) {
+      const tact::system_stats recent = now - *previous_;
+      std::vector<double> rates;
+      for (const tact::worker_stats& w : recent.workers)
+        rates.push_back(recent.per_second(w.messages_processed));
+      w_.plot->add(recent.taken, std::move(rates));
+    }
+    previous_ = now;
     const seconds elapsed = job_ != 0 ? clock::now() - started_ : last_;
     w_.elapsed->setText(QString::number(elapsed.count(), 'f', 2) + " s");
+    retitle();
     return Nodelete;
   }
 
  private:
-  // The window title tells a test (or a screen reader) the state.
-  void title(const QString& text) { w_.window->setWindowTitle("tact compute: " + text); }
-
-  struct sample {
-    clock::time_point when;
-    std::uint64_t processed;
-  };
+  // The window title tells a test (or a screen reader) the state, and
+  // what the plot drew last.
+  void title(const QString& text) {
+    state_ = text;
+    retitle();
+  }
+  void retitle() {
+    const QString plotted = w_.plot->drawn().isEmpty() ? "" : " [plot: " + w_.plot->drawn() + "]";
+    w_.window->setWindowTitle("tact compute: " + state_ + plotted);
+  }
 
   dashboard_widgets w_;
+  QString state_;
   std::uint64_t n_ = 0, chunks_ = 0;
   std::uint64_t job_ = 0;  // the job in progress; 0: none
   std::uint64_t job_n_ = 0, job_chunks_ = 0;
   clock::time_point started_;
   seconds last_{};  // how long the last job took
-  std::deque<sample> samples_;
+  std::optional<tact::system_stats> previous_;  // at the tick before
 };

@@ -2,8 +2,9 @@
 // The window's sliders and buttons only send messages; a coordinator
 // splits the count into chunks that counter actors run on the workers; the
 // results come back to a dashboard actor bound to the Qt event loop, the
-// only code that touches widgets; a periodic timer refreshes its telemetry
-// 25 times a second. docs/gui.md quotes this file.
+// only code that touches widgets; a periodic timer has it plot each
+// worker's messages per second, 25 times a second. docs/gui.md quotes this
+// file.
 //
 //   example-gui-compute [--n N] [--chunks K] [--counters C]
 #include <chrono>

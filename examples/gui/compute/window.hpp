@@ -18,6 +18,7 @@
 #include <QWidget>
 
 #include "dashboard.hpp"
+#include "rate_plot.hpp"
 
 struct compute_window {
   compute_window(int n, int chunk_count) {
@@ -30,10 +31,8 @@ struct compute_window {
              .cancel = new QPushButton{"Ca&ncel"},
              .progress = new QProgressBar,
              .result = new QLabel{"press Count"},
-             .rate = new QLabel,
-             .processed = new QLabel,
-             .steals = new QLabel,
-             .elapsed = new QLabel};
+             .elapsed = new QLabel,
+             .plot = new rate_plot};
     shown.cancel->setEnabled(false);
     auto* form = new QFormLayout;
     auto* limit_label = new QLabel{"&Limit"};
@@ -50,17 +49,14 @@ struct compute_window {
     form->addRow(buttons);
     form->addRow(shown.progress);
     form->addRow("result", shown.result);
-    auto* telemetry = new QGroupBox{"Telemetry"};
-    auto* numbers = new QFormLayout{telemetry};
-    numbers->addRow("messages per second", shown.rate);
-    numbers->addRow("messages processed", shown.processed);
-    numbers->addRow("queues stolen", shown.steals);
-    numbers->addRow("elapsed", shown.elapsed);
+    form->addRow("elapsed", shown.elapsed);
+    auto* telemetry = new QGroupBox{"Workers"};
+    (new QVBoxLayout{telemetry})->addWidget(shown.plot);
     auto* layout = new QVBoxLayout{&window};
     layout->addLayout(form);
     layout->addWidget(telemetry);
     window.setWindowTitle("tact compute");
-    window.resize(480, 360);
+    window.resize(480, 480);
   }
 
   // Where the buttons are, for a test that clicks them as a person would:
