@@ -25,6 +25,11 @@ struct actor_access;
 // messages from one sender in the order they were sent. An actor lives
 // until a behaviour returns Delete, Destroy or Finished (or it receives a
 // poison pill); the system's stop() waits for that.
+//
+// A finished actor may outlive its system and be destroyed afterwards, but
+// nothing may be sent to it then, nor a timer or an ask made for it (with
+// checks on, that aborts). One that has not finished must be destroyed
+// before its system (see docs/concepts.md, "Lifetimes").
 class TACT_API actor {
  public:
   // So that a receive can say `return Delete;` unqualified.
@@ -49,10 +54,12 @@ class TACT_API actor {
   // Destroying an actor that has not finished counts it as finished (so
   // stop() does not wait for it) and is reported: messages still queued
   // for it would reach a dead object. With checks on, destroying an actor
-  // while messages for it are queued is reported too.
+  // while messages for it are queued is reported too. Any thread; after
+  // its system is destroyed, only once it has finished.
   virtual ~actor();
 
-  // The system this actor belongs to. Safe from any thread.
+  // The system this actor belongs to. Safe from any thread, while that
+  // system exists.
   actor_system& system() const noexcept;
 
   // True once a behaviour returned Delete, Destroy or Finished.

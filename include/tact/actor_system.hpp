@@ -52,7 +52,12 @@ class TACT_API actor_system {
   // Throws std::invalid_argument, saying what to change, for a
   // configuration that cannot work (zero workers, fewer queues than workers).
   explicit actor_system(system_config config = {});
-  // Calls stop() if it has not been called.
+  // Calls stop() if it has not been called. Its sponsors, and its actors
+  // that have not finished (abandoned by a sponsor, or left by a
+  // deterministic stop()), must be destroyed first: with checks on, a
+  // system destroyed while one lives aborts, saying which. Finished
+  // actors, actor_refs, timers and messages may outlive it (see
+  // docs/concepts.md, "Lifetimes"). Not from a behaviour.
   ~actor_system();
 
   actor_system(const actor_system&) = delete;

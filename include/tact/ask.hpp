@@ -38,8 +38,9 @@ class ask_failed : public std::runtime_error {
   ask_error error_;
 };
 
-// The outcome of an ask: the reply, or why there is none. Reading value()
-// without a reply throws, so a timeout cannot pass unnoticed:
+// The outcome of an ask: the reply, or why there is none. A plain value,
+// which may outlive its system. Reading value() without a reply throws,
+// so a timeout cannot pass unnoticed:
 //
 //   if (auto balance = tact::ask(account, get_balance{}, 100ms)) use(*balance);
 //   else if (balance.error() == tact::ask_error::timeout) retry();
@@ -126,7 +127,9 @@ struct request_access {
 // The first reply counts; later ones are ignored. A request destroyed
 // unanswered answers its asker with ask_error::no_reply; if the behaviour
 // receiving it throws, the asker gets the exception (ask_error::failed).
-// Copies and moves start unattached: each ask attaches its own.
+// Copies and moves start unattached: each ask attaches its own. A request
+// kept by its receiver may outlive the system: its ask has ended by then,
+// so a reply or its destruction does nothing.
 template <class R>
 class request : public message {
  public:
@@ -204,6 +207,8 @@ ask_result<typename std::remove_cvref_t<M>::reply_type> ask_of(actor& target, R&
 //   thread sleeps.
 // * Inside a transactional handler, or on a worker's thread outside any
 //   behaviour: std::logic_error, before anything is sent.
+// * Of an actor whose system has been destroyed (a finished actor that
+//   outlived it): with checks on, aborts before anything is sent.
 //
 // Allocates the request and its reply slot; see docs/ask.md.
 template <class A, class M>

@@ -18,7 +18,8 @@ struct message_access;
 // it, before the receive starts, so the sender may free or reuse it once
 // the receive has returned, or earlier, once the receiving behaviour says
 // it will not touch it again (docs/concepts.md, "Who owns a classic
-// message"). One message may be sent to several actors at once.
+// message"). One message may be sent to several actors at once. A message
+// belongs to no system, and may outlive any.
 //
 //   struct greeting : tact::message { std::string text; };
 class TACT_API message {
@@ -35,7 +36,9 @@ class TACT_API message {
   message& operator=(const message&) noexcept { return *this; }
 
   // Virtual so that Delete and Destroy reach the most derived destructor.
-  // With checks on, destroying a message that was never sent is reported.
+  // With checks on, destroying a message that was never sent is reported,
+  // to the system the calling code runs in (see actor::actor()), or on
+  // standard error when none is running.
   virtual ~message();
 
   // What the engine does with this message once its receive returns:

@@ -36,7 +36,9 @@ class sponsor_runner;
 //  * a thread of its own: dedicated_sponsor, for actors that block (I/O).
 //
 // A system has at most system_config::sponsors sponsors at once. Destroy a
-// sponsor before its system, once its actors have finished.
+// sponsor before its system, once its actors have finished: with checks on,
+// destroying a system while a sponsor of it lives aborts. After the
+// system's stop() a sponsor runs nothing, and may still be destroyed.
 class TACT_API sponsor {
  public:
   // `wake` is called, on whichever thread sends, when a message arrives

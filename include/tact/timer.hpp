@@ -24,7 +24,9 @@ struct timer_access;
 // A handle to a scheduled send (send_after, send_every, and their
 // transactional twins). Copies share the timer; dropping every handle does
 // not cancel it. An empty handle (default-constructed, or from a send to a
-// finished actor) cancels nothing.
+// finished actor) cancels nothing. A handle may outlive its system: stop()
+// ended the timer, so cancel() and active() return false, and copying or
+// dropping it touches nothing of the system.
 class timer {
  public:
   timer() noexcept = default;

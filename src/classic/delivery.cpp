@@ -94,9 +94,19 @@ void report_overlap(const std::type_info& actor_type, const std::type_info& mess
   std::abort();
 }
 
+// After its system is destroyed, every classic actor still alive has
+// finished (see executor::refuse_to_be_outlived), so a send to one ends up
+// here: with checks, this is where it is caught.
 void report_send_to_finished(actor& a, const std::type_info& actor_type,
                              const std::type_info& message_type) noexcept {
   executor& ex = actor_access::executor_of(a);
+  if constexpr (build::checks)
+    if (!live(&ex))
+      lifetime_violated("a " + type_name(message_type) + " was sent to actor " +
+                        type_name(actor_type) +
+                        " after its actor_system was destroyed; a finished actor may outlive "
+                        "its system, but nothing may be sent to it (nor a timer started or an "
+                        "ask made for it) once the system is gone");
   count(ex, tally::dead_letter);
   count(ex, tally::rejected);
   if constexpr (build::checks) {

@@ -1,8 +1,11 @@
 #include "executor/executor.hpp"
 
+#include <mutex>
 #include <new>
 #include <stdexcept>
+#include <utility>
 
+#include <tact/build_config.hpp>
 #include <tact/defaults.hpp>
 
 #include "executor/discard_routes.hpp"
@@ -13,6 +16,13 @@ namespace {
 
 // The process default: the first executor started while none was running.
 std::atomic<executor*> default_executor{nullptr};
+
+// With checks on, every executor from the end of its construction to its
+// destruction, linked through next_live_: what live() looks up. The lock
+// is constant-initialized and trivially destroyed, so executors made and
+// destroyed before main or after it find it working.
+constinit std::mutex live_lock;
+executor* live_list = nullptr;  // guarded by live_lock
 
 constinit thread_local executor* scoped_executor __attribute__((tls_model("initial-exec"))) =
     nullptr;
@@ -126,6 +136,10 @@ executor::executor(const system_config& config, actor_system& owner,
   }
   executor* none = nullptr;
   default_executor.compare_exchange_strong(none, this, std::memory_order_acq_rel);
+  if constexpr (build::checks) {
+    const std::lock_guard guard{live_lock};
+    next_live_ = std::exchange(live_list, this);
+  }
 }
 
 // On worker `index`'s own thread, before it runs: pinning, and on a NUMA
@@ -145,8 +159,46 @@ void executor::start_worker(std::uint32_t index) {
 
 executor::~executor() {
   stop();
+  if constexpr (build::checks) {
+    refuse_to_be_outlived();
+    const std::lock_guard guard{live_lock};
+    executor** link = &live_list;
+    while (*link != this) link = &(*link)->next_live_;
+    *link = next_live_;
+  }
   executor* self = this;
   default_executor.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
+}
+
+bool executor::live(const executor* ex) noexcept {
+  const std::lock_guard guard{live_lock};
+  for (const executor* e = live_list; e != nullptr; e = e->next_live_)
+    if (e == ex) return true;
+  return false;
+}
+
+// What may outlive a system is in docs/concepts.md, "Lifetimes". A sponsor
+// may not: its destructor releases its runner here. Nor may a classic
+// actor that has not finished: its destructor counts it here (stop()
+// waited for every other one, so these are the actors a sponsor abandoned,
+// or those a deterministic stop() left). Both are caught now, while the
+// program can still be told which rule it broke, rather than as a use of
+// freed memory later. A deterministic system halted by a failing test
+// leaves its actors behind on purpose, and is let go.
+void executor::refuse_to_be_outlived() const noexcept {
+  if (const std::uint32_t held = lending_.sponsors_held(); held > 0)
+    lifetime_violated(std::to_string(held) +
+                      " sponsor(s) of an actor_system were still alive when the system was "
+                      "destroyed; destroy a sponsor before its system (declare it after the "
+                      "system)");
+  if (stepper_ && stepper_->halted()) return;
+  if (const std::uint64_t alive = unfinished_actors(); alive > 0)
+    lifetime_violated(
+        std::to_string(alive) +
+        " actor(s) that had not finished were still alive when their actor_system was destroyed "
+        "(abandoned by a sponsor destroyed before they finished, or left by a deterministic "
+        "system's stop()); their destructors would reach the destroyed system, so destroy them "
+        "first");
 }
 
 std::uint32_t executor::discard(std::uint32_t index) noexcept {
@@ -404,16 +456,21 @@ void executor::await_quiescence() {
 // Read at quiescence: every worker's counters were published by its
 // fetch_add on the parked count, which our load of N synchronizes with.
 // Finished before created, so a race with another thread can only
-// overestimate the live actors (and keep stop() waiting), never miss one.
-std::uint64_t executor::live_actors() const noexcept {
+// overestimate the actors (and keep stop() waiting), never miss one.
+std::uint64_t executor::unfinished_actors() const noexcept {
   const std::uint64_t finished =
       foreign_.of(tally::actor_finished) + sum(&worker_counters::actors_finished);
   const std::uint64_t created =
       foreign_.created.load(std::memory_order_acquire) + sum(&worker_counters::actors_created);
   // More finished than created only after a program destroyed an actor
   // while its poison pill was still queued (reported on its own).
-  const std::uint64_t gone = finished + lending_.abandoned();
-  return created > gone ? created - gone : 0;
+  return created > finished ? created - finished : 0;
+}
+
+std::uint64_t executor::live_actors() const noexcept {
+  const std::uint64_t unfinished = unfinished_actors();
+  const std::uint64_t abandoned = lending_.abandoned();
+  return unfinished > abandoned ? unfinished - abandoned : 0;
 }
 
 std::uint64_t executor::sum(counter worker_counters::*field) const noexcept {

@@ -87,6 +87,10 @@ class executor {
   // The runner of this executor on the calling thread, or nullptr.
   runner* this_runner() const noexcept { return detail::this_runner(*this); }
 
+  // With checks on: whether `ex` is an executor constructed and not yet
+  // destroyed (see live() in seam.hpp). Takes the list's lock.
+  static bool live(const executor* ex) noexcept;
+
   // The executor actors join by default on this thread (see actor::actor()):
   // an ambient_scope's, else the running runner's, else the process
   // default. nullptr if none.
@@ -223,6 +227,9 @@ class executor {
   void discard_late(std::uint32_t queue) noexcept;
   void start_worker(std::uint32_t index);
   void refuse_from_runner(const char* what) const;
+  // Classic actors created and neither finished nor destroyed since; the
+  // live ones are those of them that no sponsor abandoned.
+  std::uint64_t unfinished_actors() const noexcept;
   std::uint64_t live_actors() const noexcept;
   template <class F>
   void for_each_worker(F&& f) const;
@@ -232,6 +239,10 @@ class executor {
   std::uint64_t sum(counter worker_counters::*field) const noexcept;
   void wait_until_finished();
   void join_workers() noexcept;
+  // With checks on, once stopped and about to be destroyed: aborts
+  // (lifetime_violated) if the program still holds what would reach this
+  // executor later, a sponsor or a classic actor that has not finished.
+  void refuse_to_be_outlived() const noexcept;
 
   const system_config config_;
   actor_system& owner_;
@@ -260,6 +271,9 @@ class executor {
   std::vector<std::thread> threads_;
   padded<foreign_counters> foreign_;
   std::mutex stop_mutex_;
+  // With checks on: the next in the process's list of live executors
+  // (see live()), guarded by that list's lock.
+  executor* next_live_ = nullptr;
 };
 
 }  // namespace tact::detail

@@ -176,6 +176,13 @@ std::uint64_t lending::abandoned() const noexcept {
   return n > 0 ? static_cast<std::uint64_t>(n) : 0;
 }
 
+std::uint32_t lending::sponsors_held() const noexcept {
+  std::uint32_t n = 0;
+  for (const sponsor_runner& r : sponsors_)
+    if (r.taken_.load(std::memory_order_acquire)) ++n;
+  return n;
+}
+
 std::uint64_t lending::run_sponsor(sponsor_runner& r) {
   if (this_thread_runner != nullptr)
     throw std::logic_error{

@@ -122,6 +122,8 @@ class lending {
   // Actors bound to sponsors that are gone: nobody can run them, so stop()
   // does not wait for them.
   std::uint64_t abandoned() const noexcept;
+  // Sponsors holding a runner now: sponsor objects not yet destroyed.
+  std::uint32_t sponsors_held() const noexcept;
   // On the sponsor's thread, which must run as no runner (std::logic_error):
   // runs the sponsor's queue until it is empty, counting as a guest pass
   // for quiescence. Returns the messages run; 0 at once once the system

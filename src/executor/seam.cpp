@@ -1,5 +1,7 @@
 #include "executor/seam.hpp"
 
+#include <tact/build_config.hpp>
+
 #include "executor/executor.hpp"
 
 // The seam's functions over the executor's members (post_to_mailbox is in
@@ -29,5 +31,7 @@ void report(const executor& ex, diagnostic_kind kind, std::string text,
 }
 void note_unsent_message(executor& ex) noexcept { ex.note_unsent_message(); }
 void note_memory_wait(executor& ex, const char* what) noexcept { ex.note_memory_wait(what); }
+
+bool live(const executor* ex) noexcept { return build::checks && executor::live(ex); }
 
 }  // namespace tact::detail

@@ -135,4 +135,20 @@ void note_unsent_message(executor& ex) noexcept;
 // work and retries it (see executor::note_memory_wait).
 void note_memory_wait(executor& ex, const char* what) noexcept;
 
+// ---- lifetimes (checks); any thread ----
+
+// Whether `ex` names an executor that has been constructed and not yet
+// destroyed. Executors are listed only with checks on (without, this is
+// false for every one), and the lookup takes a lock: for the rare paths
+// where a program may reach a destroyed system (a send to a finished
+// actor, an ask), never for the send path. A newer executor that happens
+// to occupy the same memory counts as live; the use then reaches that
+// system, which those paths survive.
+bool live(const executor* ex) noexcept;
+// The program broke a rule of docs/concepts.md, "Lifetimes": it used
+// something of a destroyed system, or destroys a system that something it
+// still holds needs. Writes "tact: <what>" on standard error and aborts:
+// going on would reach freed memory.
+[[noreturn]] void lifetime_violated(const std::string& what) noexcept;
+
 }  // namespace tact::detail

@@ -50,6 +50,7 @@ class stepper {
   std::uint64_t steps() const noexcept { return steps_; }
   // From now on runs nothing: run_one() and run_queue() return false.
   void halt() noexcept { halted_ = true; }
+  bool halted() const noexcept { return halted_; }
 
   // The `nth` envelope queued in queue `index` (the batch taken, then the
   // mailbox) whose target is `target`; nullptr if there is none.

@@ -1,5 +1,7 @@
 #include <tact/actor_system.hpp>
 
+#include <tact/build_config.hpp>
+
 #include "executor/executor.hpp"
 #include "helpers/ask/askers.hpp"
 #include "helpers/timers/timer_service.hpp"
@@ -25,7 +27,14 @@ actor_system::actor_system(const system_config& config, const detail::step_plan&
       timers_{std::make_unique<detail::timer_service>(*executor_)},
       askers_{std::make_unique<detail::waiting_askers>()} {}
 
-actor_system::~actor_system() { stop(); }
+// What outlives the system is in docs/concepts.md, "Lifetimes". With
+// checks, the transactional side stays for the actors that do (see
+// domain::hold), and the executor refuses to be destroyed while a sponsor
+// or an unfinished actor still needs it.
+actor_system::~actor_system() {
+  stop();
+  if constexpr (build::checks) detail::tx::domain::orphan(std::move(tx_));
+}
 
 std::uint32_t actor_system::workers() const noexcept { return executor_->worker_count(); }
 std::uint32_t actor_system::queues() const noexcept { return executor_->queue_count(); }

@@ -164,6 +164,15 @@ void refuse(executor& ex) noexcept {
   count(ex, tally::rejected);
 }
 
+// With checks: m was sent through an actor_ref that outlived its system
+// (the domain outlives it for this, see domain::hold).
+[[noreturn, gnu::cold]] void sent_after_destruction(const message& m) noexcept {
+  lifetime_violated("a " + m.describe() +
+                    " message was sent to a transactional actor after its actor_system was "
+                    "destroyed; an actor_ref may outlive its system, but only to be copied, "
+                    "compared or dropped");
+}
+
 // Queues m for its target; m must have one. `running`: the runner this runs
 // on, if any; it need not belong to the target's system. `parallel`: sent
 // by the commit of an actor not created serialized, which may run on any
@@ -177,6 +186,8 @@ void refuse(executor& ex) noexcept {
   domain& d = *to.dom;
   executor& ex = d.ex();
   if (d.stopping()) [[unlikely]] {
+    if constexpr (build::checks)
+      if (d.gone()) sent_after_destruction(*m);
     refuse(ex);
     return post_outcome::refused;
   }
@@ -531,8 +542,10 @@ void deliver(void* target, void* msg) noexcept {
 }
 
 void destroy(cell* c) noexcept {
+  domain* const d = c->dom;
   behaviour_in(c->slot.load(std::memory_order_relaxed))->release();
   delete c;
+  if constexpr (build::checks) domain::let_go(d);
 }
 
 void send(message* m, cell* to) {
@@ -593,6 +606,7 @@ cell* create(behaviour_base* b, bool serialized, actor_system* system) {
     throw;
   }
   c->dom = d;
+  if constexpr (build::checks) d->hold();
   // Created for a sponsor (see sponsor::spawn): serialized on its queue.
   const std::uint32_t sponsored = queue_in_scope(d->ex());
   c->home = sponsored != runner::no_queue ? sponsored : home_queue(d->ex());
@@ -604,7 +618,17 @@ cell* create(behaviour_base* b, bool serialized, actor_system* system) {
 
 const ::tact::tx::actor_ref* self() noexcept { return current != nullptr ? current->self : nullptr; }
 
-actor_system& system_of(const cell* c) noexcept { return system_of(c->dom->ex()); }
+// Where a timer or a widget for `c` starts: with checks, an actor_ref that
+// outlived its system is caught here.
+actor_system& system_of(const cell* c) noexcept {
+  if constexpr (build::checks)
+    if (c->dom->gone())
+      lifetime_violated(
+          "a timer or a widget was made for a transactional actor after its actor_system was "
+          "destroyed; an actor_ref may outlive its system, but only to be copied, compared or "
+          "dropped");
+  return system_of(c->dom->ex());
+}
 
 post_outcome post_envelope(cell* to, void* payload, run_fn run_payload) noexcept {
   if (to->dom->stopping()) return post_outcome::refused;

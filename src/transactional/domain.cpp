@@ -20,11 +20,20 @@ const system_config& validated(const system_config& config) {
 
 domain::domain(executor& ex)
     : ex_{ex},
-      stopping_{stopping_flag(ex)},
+      stopping_{&stopping_flag(ex)},
       collision_limit_{config_of(ex).collision_limit},
       per_runner_{runner_count(ex), [](std::size_t) { return padded<dispatch_counts>{}; }} {
   on_discard(&deliver, &drop);
   keep_postponed(ex, {&retry_postponed, &refuse_postponed, this});
+}
+
+// Nothing reads the domain while this runs: the system has stopped, and a
+// send from another thread racing its destruction breaks the rule this
+// exists to catch.
+void domain::orphan(std::unique_ptr<domain> d) noexcept {
+  d->gone_.store(true, std::memory_order_relaxed);
+  d->stopping_ = &d->gone_;
+  let_go(d.release());
 }
 
 void domain::count_dropped() noexcept {

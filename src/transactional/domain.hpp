@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 
 #include <tact/config.hpp>
 #include <tact/stats.hpp>
@@ -35,7 +36,8 @@ struct dispatch_counts {
 // The transactional side of an actor system: its executor, the settings
 // that only transactional actors use, and their statistics, per runner of
 // the executor (see runner::index) and for other threads. Every cell names
-// its system's domain. Made by the system, which owns it.
+// its system's domain. Made by the system, which owns it; with checks on,
+// the system's actors share it (see hold()).
 class domain {
  public:
   // Registers the transactional envelopes' discard handler with `ex`, and
@@ -44,9 +46,13 @@ class domain {
   domain(const domain&) = delete;
   domain& operator=(const domain&) = delete;
 
+  // Not once gone().
   executor& ex() const noexcept { return ex_; }
-  // Set once the system takes no more messages (see stopping_flag).
-  bool stopping() const noexcept { return stopping_.load(std::memory_order_seq_cst); }
+  // Set once the system takes no more messages (see stopping_flag), and
+  // for good once it is destroyed.
+  bool stopping() const noexcept { return stopping_->load(std::memory_order_seq_cst); }
+  // With checks on: the system has been destroyed (see orphan()).
+  bool gone() const noexcept { return gone_.load(std::memory_order_relaxed); }
   std::uint32_t collision_limit() const noexcept { return collision_limit_; }
 
   // Only on runner r's thread.
@@ -61,13 +67,30 @@ class domain {
   // Sends that waited for memory (see dispatch.cpp).
   postponed_sends& postponed() noexcept { return postponed_; }
 
+  // ---- lifetime, with checks on; any thread ----
+  // The domain outlives its system while actors of the system exist, so
+  // that a send to one after the system is destroyed finds stopping() and
+  // gone() set, and fails clearly (see dispatch.cpp), instead of reading
+  // freed memory. The system holds one reference, and each cell one from
+  // create() to destroy(); the last to let go frees the domain.
+  void hold() noexcept { holders_.fetch_add(1, std::memory_order_relaxed); }
+  static void let_go(domain* d) noexcept {
+    if (d->holders_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete d;
+  }
+  // By the system's destructor, once it has stopped: marks the domain
+  // gone and lets go of the system's reference.
+  static void orphan(std::unique_ptr<domain> d) noexcept;
+
  private:
   executor& ex_;
-  const std::atomic<bool>& stopping_;
+  // The executor's flag; once the system is gone, gone_.
+  const std::atomic<bool>* stopping_;
   const std::uint32_t collision_limit_;
   fixed_array<padded<dispatch_counts>> per_runner_;
   std::atomic<std::uint64_t> foreign_dropped_{0};
   postponed_sends postponed_;
+  std::atomic<bool> gone_{false};
+  std::atomic<std::uint64_t> holders_{1};
 };
 
 // The configuration, if what the transactional model reads of it can work;

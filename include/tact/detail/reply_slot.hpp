@@ -115,7 +115,9 @@ class reply_slot final : public reply_base {
 };
 
 // `timeout` from now on `ex`'s clock: the steady clock, or the virtual
-// clock of a deterministic system.
+// clock of a deterministic system. Every ask calls it first; with checks
+// on, it aborts if `ex` has been destroyed (an ask of an actor that
+// outlived its system).
 TACT_API std::chrono::steady_clock::time_point ask_deadline(executor& ex,
                                                             std::chrono::nanoseconds timeout);
 

@@ -143,7 +143,8 @@ TACT_API void on_commit(std::function<void()> action);
 // The running handler's actor, or nullptr outside a handler.
 TACT_API const ::tact::tx::actor_ref* self() noexcept;
 
-// The system an actor belongs to.
+// The system an actor belongs to. With checks on, aborts if it has been
+// destroyed (a timer or a widget for an actor_ref that outlived it).
 TACT_API actor_system& system_of(const cell* c) noexcept;
 
 // For envelopes that carry something other than a message (a timer):

@@ -16,7 +16,11 @@ struct message_access;
 // it drops the message and counts it, it never crashes.
 //
 // Copying costs one atomic increment, dropping one decrement. A reference
-// must not be used after the actor_system of its actor is destroyed.
+// may outlive its actor's system, to be copied, compared or dropped (the
+// actor goes with the last one), but nothing may be sent through it then,
+// nor a timer, widget or ask made for it: with checks on, that aborts,
+// naming the message. Between stop() and the system's destruction a send
+// through it is a dead letter.
 class actor_ref {
  public:
   actor_ref() noexcept = default;

@@ -104,7 +104,8 @@ namespace tact::tx {
 // the timer starts only if the handler commits, and its delay counts from
 // the commit; cancel() is immediate, so inside a handler cancel from an
 // on_commit action to keep it transactional. The timer holds a reference
-// to `to` until it is done. Any thread.
+// to `to` until it is done. Any thread, while `to`'s system exists (with
+// checks on, a timer for a reference that outlived it aborts).
 //
 //   tx::send_after(2s, tx::self(), give_up{});
 template <class Rep, class Period, class... Args>

@@ -2,6 +2,7 @@
 #include <thread>
 
 #include <tact/actor_system.hpp>
+#include <tact/build_config.hpp>
 #include <tact/detail/reply_slot.hpp>
 #include <tact/detail/tx_core.hpp>
 
@@ -182,6 +183,13 @@ reply_base::state await_stepping(stepper& steps, timer_service& timers, reply_ba
 // Saturating: a timeout past the clock's end (nanoseconds::max(), say)
 // means no deadline, where `now + timeout` would overflow into the past.
 std::chrono::steady_clock::time_point ask_deadline(executor& ex, std::chrono::nanoseconds timeout) {
+  // The first use of the system by every ask: an ask of an actor whose
+  // system is gone (a finished actor outliving it) is caught here.
+  if constexpr (build::checks)
+    if (!live(&ex))
+      lifetime_violated(
+          "an ask was made on an actor_system that had been destroyed (of a finished actor that "
+          "outlived it, say); once a system is gone, nothing may be asked of its actors");
   using clock = std::chrono::steady_clock;
   const clock::time_point now = timers_of(ex.owner()).now();
   if (timeout >= clock::time_point::max() - now) return clock::time_point::max();

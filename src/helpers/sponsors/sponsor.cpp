@@ -37,7 +37,7 @@ sponsor::~sponsor() {
       return std::to_string(left.actors) +
              " actor(s) bound to a sponsor had not finished when the sponsor was destroyed; "
              "nothing will run them, stop() no longer waits for them, and a message sent to "
-             "them is dropped at stop() (finish them first)";
+             "them is dropped at stop() (finish them first; destroy them before the system)";
     });
 }
 
