@@ -120,20 +120,11 @@ struct fresh_echo : tact::actor {
 // static_send's loop with another echo.
 template <class Echo>
 void echo_send(benchmark::State& state) {
-  tact::actor_system system{{.workers = static_cast<std::uint32_t>(state.range(0)),
-                             .local_batch = static_cast<std::uint32_t>(state.range(1))}};
-  Echo target{system};
-  ping first;  // Nodelete: the handle echo re-sends it
-  for (auto _ : state) {
-    target.received = 0;
-    target.limit = batch;
-    target | first;
-    system.await_quiescence();
-  }
-  fail_unless(target.received == batch, "echo send lost messages");
-  report_per_message(state, batch);
-  target | tact::finished_msg;
-  system.stop();
+  tact::bench::classic_static_send<Echo>(
+      state,
+      {.workers = static_cast<std::uint32_t>(state.range(0)),
+       .local_batch = static_cast<std::uint32_t>(state.range(1))},
+      batch);
 }
 void echo_args(benchmark::internal::Benchmark* b) {
   b->ArgNames({"workers", "local_batch"})

@@ -15,11 +15,14 @@
 
 namespace tact::bench {
 
-// Each iteration sends `messages` and waits until the last one ran.
-inline void classic_static_send(benchmark::State& state, const tact::system_config& config,
-                                std::uint64_t messages) {
+// Each iteration sends `messages` and waits until the last one ran. `Echo`:
+// an actor like echo (received, limit, re-sends until limit), for variants
+// measured against it in the same run.
+template <class Echo = echo>
+void classic_static_send(benchmark::State& state, const tact::system_config& config,
+                         std::uint64_t messages) {
   tact::actor_system system{config};
-  echo target{system};
+  Echo target{system};
   ping message;
   for (auto _ : state) {
     target.received = 0;

@@ -41,6 +41,18 @@ class TACT_API ambient_scope {
   executor* previous_;
   std::uint32_t previous_home_;
 };
+
+// `new T(args...)` for the spawn functions, which call it inside the scope
+// that places the actor.
+template <class T, class... Args>
+T& new_actor(Args&&... args) {
+  // GCC 12 misreads a class's own operator new/delete pair on the path
+  // where T's constructor throws as mismatched; the pairing is correct.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+  return *new T(std::forward<Args>(args)...);
+#pragma GCC diagnostic pop
+}
 }  // namespace detail
 
 // An executor and the actors running on it. Construction starts the
@@ -78,12 +90,7 @@ class TACT_API actor_system {
   template <class T, class... Args>
   requires std::derived_from<T, actor> T& spawn(Args&&... args) {
     detail::ambient_scope scope{*this};
-    // GCC 12 misreads a class's own operator new/delete pair on the path
-    // where T's constructor throws as mismatched; the pairing is correct.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-    return *new T(std::forward<Args>(args)...);
-#pragma GCC diagnostic pop
+    return detail::new_actor<T>(std::forward<Args>(args)...);
   }
 
   // As spawn, with the actor's queue at `where` (see tact::placement), and
@@ -98,10 +105,7 @@ class TACT_API actor_system {
   template <class T, class... Args>
   requires std::derived_from<T, actor> T& spawn_at(placement where, Args&&... args) {
     placement_scope scope{*this, where};
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-    return *new T(std::forward<Args>(args)...);
-#pragma GCC diagnostic pop
+    return detail::new_actor<T>(std::forward<Args>(args)...);
   }
 
   // Blocks until no message is queued or running: every worker has parked,

@@ -158,11 +158,7 @@ template <class... Hs, class M>
 requires std::derived_from<std::remove_cvref_t<M>, message>
 const handle<Hs...>& send(const handle<Hs...>& receiver, M&& msg) {
   using message_type = std::remove_reference_t<M>;
-  static_assert(std::is_lvalue_reference_v<M>,
-                "tact: messages are sent by reference, never copied; send an object that "
-                "outlives its delivery (or use tact::send_new)");
-  static_assert(!std::is_const_v<message_type>,
-                "tact: a behaviour receives its message as M&; send a non-const message");
+  detail::check_sent_by_reference<M>();
   constexpr std::size_t slot = detail::handle_slot<message_type, Hs...>();
   static_assert(slot != detail::npos_slot,
                 "tact: the handle names neither this message type nor a base of it");

@@ -128,6 +128,16 @@ constexpr run_fn trampoline() noexcept {
 template <class A, class M>
 inline const bool dropped_unrun_known = on_discard(trampoline<A, M>(), &drop_unrun<A, M>);
 
+// What every classic send requires of its message argument, of type M&&.
+template <class M>
+consteval void check_sent_by_reference() {
+  static_assert(std::is_lvalue_reference_v<M>,
+                "tact: messages are sent by reference, never copied; send an object that "
+                "outlives its delivery, or make one per send with tact::send_new");
+  static_assert(!std::is_const_v<std::remove_reference_t<M>>,
+                "tact: a behaviour receives its message as M&; send a non-const message");
+}
+
 // Returns false if the receiver has finished; the caller then disposes of
 // the message and reports it, in that order (the report lands the message,
 // which may free the receiver, and the message may be part of it).
@@ -164,11 +174,7 @@ template <class A, class M>
 requires std::derived_from<A, actor> && std::derived_from<std::remove_cvref_t<M>, message> A& send(
     A& receiver, M&& msg) {
   using message_type = std::remove_reference_t<M>;
-  static_assert(std::is_lvalue_reference_v<M>,
-                "tact: messages are sent by reference, never copied; send an object that "
-                "outlives its delivery (or a heap message with allocation::Delete)");
-  static_assert(!std::is_const_v<message_type>,
-                "tact: a behaviour receives its message as M&; send a non-const message");
+  detail::check_sent_by_reference<M>();
   static_assert(receives<A, message_type>,
                 "tact: the receiving actor declares no `tact::allocation receive(M&)` for this "
                 "message type");

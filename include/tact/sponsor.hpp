@@ -65,10 +65,7 @@ class TACT_API sponsor {
   template <class T, class... Args>
   requires std::derived_from<T, actor> T& spawn(Args&&... args) {
     detail::ambient_scope scope{system_, home_};
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-    return *new T(std::forward<Args>(args)...);
-#pragma GCC diagnostic pop
+    return detail::new_actor<T>(std::forward<Args>(args)...);
   }
 
   // On the sponsor's thread (not from a behaviour: std::logic_error): runs

@@ -10,6 +10,7 @@
 #include <tact/tact.hpp>
 
 #include "support/test_support.hpp"
+#include "support/token_ring.hpp"
 
 // Snapshots, their differences and the gauges: a difference counts what
 // happened between two snapshots, per worker; the gauges say what waits
@@ -18,20 +19,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-struct token : tact::message {
-  std::uint64_t hops_left = 0;
-};
-
-struct node : tact::actor {
-  tact::allocation receive(token& t) {
-    if (t.hops_left > 0) {
-      --t.hops_left;
-      *next | t;
-    }
-    return Nodelete;
-  }
-  node* next = nullptr;
-};
+using tact::test::token;
+using node = tact::test::ring_node;
 
 // A ring of classic actors on the test's stack, finished before it goes.
 struct ring {

@@ -22,6 +22,7 @@
 #include <tact/transactional.hpp>
 
 #include "support/test_support.hpp"
+#include "support/token_ring.hpp"
 
 // The metrics endpoint, scraped over loopback as a monitoring system
 // would: every counter per worker, matching system.stats(), moving with
@@ -105,20 +106,8 @@ double sum(const scrape& s, const std::string& name) {
   return total;
 }
 
-struct token : tact::message {
-  std::uint64_t hops_left = 0;
-};
-
-struct node : tact::actor {
-  tact::allocation receive(token& t) {
-    if (t.hops_left > 0) {
-      --t.hops_left;
-      *next | t;
-    }
-    return Nodelete;
-  }
-  node* next = nullptr;
-};
+using tact::test::token;
+using node = tact::test::ring_node;
 
 struct go : tact::message {};
 struct note : tact::message {};
