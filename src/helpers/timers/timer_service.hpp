@@ -9,6 +9,8 @@
 
 #include <tact/detail/timer_core.hpp>
 
+#include "support/intrusive_inbox.hpp"
+
 namespace tact::detail {
 
 class executor;
@@ -63,8 +65,7 @@ class timer_service {
 
  private:
   void run() noexcept;
-  void push(std::atomic<timer_record*>& inbox, timer_record* timer_record::*link,
-            timer_record* r) noexcept;
+  void ring() noexcept;
   void take_starts() noexcept;
   void take_cancels() noexcept;
   void expire(timer_record* r, std::chrono::steady_clock::time_point now) noexcept;
@@ -86,8 +87,8 @@ class timer_service {
   executor& ex_;
   const bool virtual_;
   std::chrono::steady_clock::time_point virtual_now_{};
-  std::atomic<timer_record*> starts_{nullptr};
-  std::atomic<timer_record*> cancels_{nullptr};
+  intrusive_inbox<timer_record, &timer_record::next_start_> starts_;
+  intrusive_inbox<timer_record, &timer_record::next_cancel_> cancels_;
   // Rung when an inbox goes from empty to not; the thread sleeps on it.
   std::atomic<std::uint32_t> bell_{0};
   std::atomic<bool> closing_{false};

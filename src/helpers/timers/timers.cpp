@@ -154,19 +154,9 @@ timer_service::~timer_service() {
   take_cancels();
 }
 
-void timer_service::push(std::atomic<timer_record*>& inbox, timer_record* timer_record::*link,
-                         timer_record* r) noexcept {
-  timer_record* head = inbox.load(std::memory_order_relaxed);
-  do {
-    r->*link = head;
-  } while (!inbox.compare_exchange_weak(head, r, std::memory_order_seq_cst));
-  // Only the push that makes the inbox non-empty rings: the thread reads
-  // the bell before it empties an inbox, so a push onto an inbox it has
-  // not emptied yet is taken with the earlier ones.
-  if (head == nullptr) {
-    bell_.fetch_add(1, std::memory_order_seq_cst);
-    futex_wake_one(bell_);
-  }
+void timer_service::ring() noexcept {
+  bell_.fetch_add(1, std::memory_order_seq_cst);
+  futex_wake_one(bell_);
 }
 
 void timer_service::ensure_thread() {
@@ -178,8 +168,11 @@ void timer_service::ensure_thread() {
   started_.store(true, std::memory_order_release);
 }
 
+// Only the push that makes an inbox non-empty rings: the thread reads the
+// bell before it empties an inbox, so a push onto an inbox it has not
+// emptied yet is taken with the earlier ones.
 void timer_service::start(timer_record* r) noexcept {
-  push(starts_, &timer_record::next_start_, r);
+  if (starts_.push(r)) ring();
   // A start racing shutdown(): shutdown sets closing_ and then empties the
   // inbox once the thread has gone (both sequentially consistent). Either
   // it sees our push, or we see closing_ and end the timers left in the
@@ -188,7 +181,7 @@ void timer_service::start(timer_record* r) noexcept {
 }
 
 void timer_service::cancelled(timer_record* r) noexcept {
-  push(cancels_, &timer_record::next_cancel_, r);
+  if (cancels_.push(r)) ring();
 }
 
 void timer_service::shutdown() noexcept {
@@ -198,8 +191,7 @@ void timer_service::shutdown() noexcept {
     closed_ = true;
   }
   closing_.store(true, std::memory_order_seq_cst);
-  bell_.fetch_add(1, std::memory_order_seq_cst);
-  futex_wake_one(bell_);
+  ring();
   if (thread_.joinable()) thread_.join();
   take_starts();
   take_cancels();
@@ -221,12 +213,9 @@ void timer_service::end(timer_record* r) noexcept {
 }
 
 void timer_service::take_starts() noexcept {
-  timer_record* list = starts_.exchange(nullptr, std::memory_order_seq_cst);
-  // The inbox is a stack: reverse it, so timers due at the same instant
-  // fire in the order they were started.
-  timer_record* fifo = nullptr;
-  while (list != nullptr) fifo = std::exchange(list, std::exchange(list->next_start_, fifo));
-  for (timer_record* r = fifo; r != nullptr;) {
+  // Oldest first, so timers due at the same instant fire in the order
+  // they were started.
+  for (timer_record* r = starts_.take_all(); r != nullptr;) {
     timer_record* next = std::exchange(r->next_start_, nullptr);
     if (closing_.load(std::memory_order_seq_cst)) {
       end_undelivered(r);
@@ -246,7 +235,7 @@ void timer_service::take_starts() noexcept {
 }
 
 void timer_service::take_cancels() noexcept {
-  timer_record* list = cancels_.exchange(nullptr, std::memory_order_seq_cst);
+  timer_record* list = cancels_.take_all();
   while (list != nullptr) {
     timer_record* r = std::exchange(list, std::exchange(list->next_cancel_, nullptr));
     if (in_heap(r)) {
