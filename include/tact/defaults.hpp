@@ -30,6 +30,13 @@ inline constexpr std::uint32_t copy_queue_floor = 16;
 // through the mailbox again. Bounds how long one queue can hold its worker.
 inline constexpr std::uint32_t local_batch = 256;
 
+// Messages a worker runs from one gulp of a queue before it gives the
+// rest back and lets its other queues have their turn: a flood into one
+// queue delays the others by this many messages per sweep at most, rather
+// than by the whole flood. A give-back costs about two lock operations,
+// so per message it is lost in the noise at this size.
+inline constexpr std::uint32_t gulp_budget = 1024;
+
 // Empty sweeps over its queues a worker spins (with a pause instruction)
 // and then yields, before it parks until a send wakes it.
 inline constexpr std::uint32_t idle_spins = 2000;

@@ -73,6 +73,14 @@ class TACT_API sponsor {
   // until none is left. Returns how many ran; 0 once the system is
   // stopping.
   std::size_t run_pending();
+  // The same, but stops once `most` messages have run (at least one runs
+  // if any is queued), or once `most_time` has passed (checked between
+  // messages), so that a flood of messages cannot hold an event loop for
+  // longer. If messages are left, the sponsor's `wake` is called as for a
+  // send, so that the loop runs it again after its other events. Without
+  // a `wake`, call again until it returns 0.
+  std::size_t run_pending(std::size_t most);
+  std::size_t run_pending(std::chrono::nanoseconds most_time);
 
   // On the calling thread: runs its actors' messages as they come, until
   // none is queued for them and the system's workers are idle too, so no

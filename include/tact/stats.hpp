@@ -42,8 +42,10 @@ struct worker_stats {
   // Fibers made, each with its own stack, for behaviours that wait; kept
   // and reused, so this grows with how many wait at once, not how often.
   std::uint64_t fibers_made = 0;
-  // Batches a helping asker cut short once answered or out of time, the
-  // rest given back to their queue (see docs/ask.md, "The helping asker").
+  // Batches cut short, the rest left for the queue's next gulp: at the
+  // gulp budget (system_config::gulp_budget, see docs/fairness.md), at a
+  // sponsor's run budget, or by a helping asker once answered or out of
+  // time (see docs/ask.md, "The helping asker").
   std::uint64_t batches_given_back = 0;
   // Work that found no memory where the engine cannot fail, and waited
   // for it: a commit's send kept, a timer's firing put back, a waiting

@@ -1,5 +1,6 @@
 #include "executor/lending.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -72,23 +73,32 @@ void sponsor_runner::wake() noexcept {
   notify_(context_);
 }
 
-std::uint64_t sponsor_runner::drain() {
+sponsor_runner::drained sponsor_runner::drain(const run_budget& budget) {
   work_queue& q = owner().queue_at(queue_);
+  const std::uint64_t most = std::max<std::uint64_t>(budget.messages, 1);
   std::uint64_t ran = 0;
   for (;;) {
+    if (ran > 0 && (ran >= most || (budget.deadline &&
+                                    std::chrono::steady_clock::now() >= *budget.deadline))) {
+      // Spent. Whether mail is left is settled under the queue's lock, as
+      // when the queue runs dry: none, and a send after this sees us
+      // registered.
+      return {ran, !q.register_waiter(this, nullptr)};
+    }
     switch (q.gulp()) {
       case work_queue::gulp_result::taken:
-        ran += process(q, queue_);
+        ran += budget.deadline ? process_at_most(q, queue_, most - ran, *budget.deadline)
+                               : process_at_most(q, queue_, most - ran);
         break;
       case work_queue::gulp_result::empty:
         // Under the queue's lock: a send either came before (we go round
         // again) or comes after and finds us registered.
-        if (q.register_waiter(this, nullptr)) return ran;
+        if (q.register_waiter(this, nullptr)) return {ran, false};
         break;
       case work_queue::gulp_result::busy:
         // Another thread is running this sponsor (the program called it
         // from two threads): that one finishes the work.
-        return ran;
+        return {ran, false};
     }
   }
 }
@@ -183,7 +193,7 @@ std::uint32_t lending::sponsors_held() const noexcept {
   return n;
 }
 
-std::uint64_t lending::run_sponsor(sponsor_runner& r) {
+std::uint64_t lending::run_sponsor(sponsor_runner& r, const run_budget& budget) {
   if (this_thread_runner != nullptr)
     throw std::logic_error{
         "tact: a sponsor was run from a behaviour; run it from its own thread (a worker "
@@ -196,11 +206,19 @@ std::uint64_t lending::run_sponsor(sponsor_runner& r) {
   // this drain registers again, so none can come in between.
   if (r.owes_pass_.exchange(false)) owner_.quiet().pass_ends();
   // Nothing to unwind: a batch runs only noexcept trampolines.
-  const std::uint64_t ran = r.drain();
-  owner_.quiet().pass_ends();
+  const sponsor_runner::drained d = r.drain(budget);
+  // Mail left at the budget is announced as a send to an idle sponsor
+  // would: a driven sponsor's pass stays open until its next run, which
+  // takes it over. Ours is that pass, unless a wake-up during this run
+  // owes one already (a registration made before the run, taken by a
+  // send since): the drain registered nothing, so no other wake-up can
+  // come before the next run.
+  const bool pass_handed_over = d.left && r.driven_ && !r.owes_pass_.exchange(true);
+  if (!pass_handed_over) owner_.quiet().pass_ends();
   r.leave();
   give_back();
-  return ran;
+  if (d.left && r.notify_ != nullptr) r.notify_(r.context_);
+  return d.ran;
 }
 
 void lending::await_returned() const noexcept {

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <optional>
 
 #include "executor/runner.hpp"
 #include "support/fixed_array.hpp"
@@ -37,6 +39,13 @@ class guest : public runner {
   std::atomic<bool> taken_{false};
 };
 
+// How much one run of a sponsor may do: messages, and time (checked
+// between messages).
+struct run_budget {
+  std::uint64_t messages = ~std::uint64_t{0};
+  std::optional<std::chrono::steady_clock::time_point> deadline{};
+};
+
 // A sponsor's runner: runs, on the sponsor's thread, the one queue whose
 // actors are bound to the sponsor (see tact::sponsor). Workers and guests
 // never look at that queue. Its behaviours never suspend: the sponsor's
@@ -56,8 +65,13 @@ class sponsor_runner : public runner {
  private:
   friend class lending;
   // On the sponsor's thread: runs batches of the queue until it is empty,
-  // then registers as its waiter, so that the next send wakes the sponsor.
-  std::uint64_t drain();
+  // then registers as its waiter, so that the next send wakes the sponsor;
+  // or until `budget` is spent with mail left (`left`), registering not.
+  struct drained {
+    std::uint64_t ran;
+    bool left;
+  };
+  drained drain(const run_budget& budget);
 
   const std::uint32_t queue_;
   void (*notify_)(void*) noexcept = nullptr;
@@ -125,10 +139,12 @@ class lending {
   // Sponsors holding a runner now: sponsor objects not yet destroyed.
   std::uint32_t sponsors_held() const noexcept;
   // On the sponsor's thread, which must run as no runner (std::logic_error):
-  // runs the sponsor's queue until it is empty, counting as a guest pass
-  // for quiescence. Returns the messages run; 0 at once once the system
-  // is stopping.
-  std::uint64_t run_sponsor(sponsor_runner& r);
+  // runs the sponsor's queue until it is empty, or until `budget` is spent
+  // (at least one message runs), counting as a guest pass for quiescence.
+  // A run that stops at its budget with mail left tells the sponsor, as a
+  // send to an idle sponsor does, so that it is run again. Returns the
+  // messages run; 0 at once once the system is stopping.
+  std::uint64_t run_sponsor(sponsor_runner& r, const run_budget& budget = {});
 
   // ---- stop ----
 

@@ -1,6 +1,5 @@
 #include "executor/runner.hpp"
 
-#include <new>
 #include <utility>
 
 #include "executor/executor.hpp"
@@ -15,6 +14,8 @@ runner::runner(executor& owner, std::uint32_t index, block owned, fiber_loop loo
       epochs_{owner.reclamation()},
       index_{index},
       local_batch_{owner.config().local_batch},
+      gulp_budget_{owner.config().gulp_budget != 0 ? owner.config().gulp_budget
+                                                   : ~std::uint64_t{0}},
       owned_{owned},
       loop_{loop},
       suspensions_{loop != nullptr
@@ -77,34 +78,48 @@ bool runner::register_as_waiter() noexcept {
 }
 
 void runner::count_appended() noexcept {
-  const std::uint32_t appended = local_batch_ - budget_;
+  const std::uint32_t appended = budget_start_ - budget_;
   counters.local_sends.add(appended);
   counters.messages_sent.add(appended);
 }
 
 std::uint64_t runner::process(work_queue& q, std::uint32_t index) {
-  return run_batch(q, index, [] { return false; });
+  return run_batch(q, index, gulp_budget_, [] { return false; });
 }
 
 std::uint64_t runner::process(work_queue& q, std::uint32_t index, const help_limit& limit) {
-  return run_batch(q, index, [&limit] { return limit.reached(); });
+  return run_batch(q, index, gulp_budget_, [&limit] { return limit.reached(); });
 }
 
-// `enough()` is asked after each envelope but the last; once true, the
-// rest of the batch goes back to q.
+std::uint64_t runner::process_at_most(work_queue& q, std::uint32_t index, std::uint64_t most) {
+  return run_batch(q, index, most, [] { return false; });
+}
+
+std::uint64_t runner::process_at_most(work_queue& q, std::uint32_t index, std::uint64_t most,
+                                      std::chrono::steady_clock::time_point deadline) {
+  return run_batch(q, index, most,
+                   [deadline] { return std::chrono::steady_clock::now() >= deadline; });
+}
+
+// After each envelope but the last, the batch is cut short once `most`
+// have run or `enough()` says so: the rest goes back to q.
 template <class Enough>
-std::uint64_t runner::run_batch(work_queue& q, std::uint32_t index, Enough enough) {
+std::uint64_t runner::run_batch(work_queue& q, std::uint32_t index, std::uint64_t most,
+                                Enough enough) {
   TACT_ASSERT(q.being_processed() && current_ == nullptr,
               "a runner processes a batch it gulped, one at a time");
   const behaviour_local_kept kept;
   copy_queue& batch = q.batch();
   counters.gulps.add();
-  counters.gulped_messages.add(batch.size());
+  counters.gulped_messages.add(q.gulped_fresh());
   current_ = &q;
   current_index_ = index;
-  budget_ = local_batch_;
+  // A batch taken up again with mail behind it runs without appends: an
+  // earlier send of one of its actors may wait in that mail.
+  budget_ = q.mail_behind() ? 0 : local_batch_;
+  budget_start_ = budget_;
   std::uint64_t processed = 0;
-  bool given_back = false;
+  bool paused = false;
   // The envelope's words are read out before it runs (the behaviour may
   // append to this batch, which may move the array), one scalar load each:
   // a sender just wrote them with three 8-byte stores, and a wider load
@@ -120,15 +135,11 @@ std::uint64_t runner::run_batch(work_queue& q, std::uint32_t index, Enough enoug
     run(target, message);
     ++processed;
     // (A behaviour that waited took the batch to the held queue: empty.)
-    if (!batch.empty() && enough()) [[unlikely]] {
-      try {
-        if (sleeper* parked = q.give_back()) parked->wake();
-        counters.batches_given_back.add();
-        given_back = true;
-        break;
-      } catch (const std::bad_alloc&) {
-        // The mail could not join the batch: run it all, as usual.
-      }
+    if (!batch.empty() && (processed >= most || enough())) [[unlikely]] {
+      if (sleeper* parked = q.pause()) parked->wake();
+      counters.batches_given_back.add();
+      paused = true;
+      break;
     }
   }
   // A behaviour waited (see suspend()): the rest of the batch went to the
@@ -144,7 +155,7 @@ std::uint64_t runner::run_batch(work_queue& q, std::uint32_t index, Enough enoug
   unpin();
   count_appended();
   counters.messages_processed.add(processed);
-  if (!given_back) q.finish();
+  if (!paused) q.finish();
   return processed;
 }
 
@@ -157,6 +168,7 @@ void runner::step(work_queue& q, std::uint32_t index) {
   work_queue* const outer = std::exchange(current_, &q);
   const std::uint32_t outer_index = std::exchange(current_index_, index);
   const std::uint32_t outer_budget = std::exchange(budget_, local_batch_);
+  const std::uint32_t outer_budget_start = std::exchange(budget_start_, local_batch_);
   void* const outer_target = running_target_;
   copy_queue& batch = q.batch();
   const envelope next = batch.front();
@@ -168,6 +180,7 @@ void runner::step(work_queue& q, std::uint32_t index) {
   current_ = outer;
   current_index_ = outer_index;
   budget_ = outer_budget;
+  budget_start_ = outer_budget_start;
   running_target_ = outer_target;
   this_thread_runner = outer_runner;
   if (!batch.empty()) return;

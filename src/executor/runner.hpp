@@ -114,9 +114,11 @@ class runner : public sleeper {
   // A send to the queue whose batch this runner is processing joins that
   // batch directly, with no lock, while the per-gulp budget lasts. FIFO per
   // sender holds: every earlier send from an actor of this queue is already
-  // in this batch or was processed before it, and once the budget is spent
-  // all later sends of this batch go through the mailbox, which is gulped
-  // after the batch is done. A sender that is not an actor of this queue
+  // in this batch or was processed before it (a batch cut short and taken
+  // up again with mail behind it has no budget, see
+  // work_queue::mail_behind), and once the budget is spent all later sends
+  // of this batch go through the mailbox, which is gulped after the batch
+  // is done. A sender that is not an actor of this queue
   // holds appends (see appends_held). A held queue (see suspend()) has no
   // budget: its moved batch is drained before its mailbox is taken in.
   // Counted per batch, from the budget spent, not per send.
@@ -161,16 +163,24 @@ class runner : public sleeper {
   // no runner may still hold it.
   void retire(retired_link* link) noexcept { epochs_.retire(index_, link); }
 
-  // Runs q's batch. @pre this thread gulped q: q is being_processed and its
-  // batch is this runner's until q is finished, which this does (unless a
-  // behaviour suspended, see suspend(): then the queue stays held here).
-  // Returns the envelopes run.
+  // Runs q's batch, or the first system_config::gulp_budget envelopes of
+  // it: once that many have run, the rest stays for q's next gulp, ahead
+  // of the mail that came since (work_queue::pause), and the other queues
+  // get their turn first. @pre this thread gulped q: q is being_processed
+  // and its batch is this runner's until q is finished or paused, which
+  // this does (unless a behaviour suspended, see suspend(): then the
+  // queue stays held here). Returns the envelopes run.
   std::uint64_t process(work_queue& q, std::uint32_t index);
-  // The same for a runner that helps on behalf of a waiter (a guest): once
-  // `limit` says enough, between two envelopes, it gives the rest of the
-  // batch back to q (work_queue::give_back) and returns, so the waiter is
-  // late by at most one message's run.
+  // The same for a runner that helps on behalf of a waiter (a guest): also
+  // once `limit` says enough, between two envelopes, so the waiter is late
+  // by at most one message's run.
   std::uint64_t process(work_queue& q, std::uint32_t index, const help_limit& limit);
+  // The same with a budget of the caller's instead of the gulp budget (a
+  // sponsor's run, see sponsor::run_pending), and, with a `deadline`, until
+  // then at most.
+  std::uint64_t process_at_most(work_queue& q, std::uint32_t index, std::uint64_t most);
+  std::uint64_t process_at_most(work_queue& q, std::uint32_t index, std::uint64_t most,
+                                std::chrono::steady_clock::time_point deadline);
   // Runs the next envelope of q's batch (the deterministic executor, one
   // message per step). @pre as for process(), and the batch is not empty;
   // finishes q once its batch is. May nest: a behaviour that waits runs
@@ -235,7 +245,7 @@ class runner : public sleeper {
   static void loop_of(void* self);
   void count_appended() noexcept;
   template <class Enough>
-  std::uint64_t run_batch(work_queue& q, std::uint32_t index, Enough enough);
+  std::uint64_t run_batch(work_queue& q, std::uint32_t index, std::uint64_t most, Enough enough);
   std::uint64_t drain_held(work_queue& q, std::uint32_t index);
   void run_held(work_queue& q, std::uint32_t index, const envelope& e);
   void run_stash(work_queue& q, std::uint32_t index, void* target);
@@ -245,10 +255,12 @@ class runner : public sleeper {
   epochs& epochs_;
   const std::uint32_t index_;
   const std::uint32_t local_batch_;
+  const std::uint64_t gulp_budget_;  // system_config::gulp_budget; 0 there: no limit
   const block owned_;
   work_queue* current_ = nullptr;           // queue whose batch is being processed
   std::uint32_t current_index_ = no_queue;  // ... and its index
   std::uint32_t budget_ = 0;                // same-queue appends left for this batch
+  std::uint32_t budget_start_ = 0;          // ... and at its start
   std::uint32_t appends_held_ = 0;          // appends_held alive: no appends at all
   void* running_target_ = nullptr;          // target of the envelope being run
   // The behaviour just run was suspended and resumed: its batch was handed

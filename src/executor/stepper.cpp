@@ -94,8 +94,7 @@ const envelope* stepper::find(std::uint32_t index, F&& f) {
       if (f(part.at(i), position)) return &part.at(i);
     return nullptr;
   };
-  if (q.being_processed())
-    if (const envelope* e = in(q.batch())) return e;
+  if (const envelope* e = in(q.unfinished_batch())) return e;
   return in(q.mailbox());
 }
 

@@ -47,17 +47,6 @@ void copy_queue::recycle() noexcept {
   }
 }
 
-void copy_queue::take_all(copy_queue& from) {
-  const std::uint32_t n = from.size();
-  // Each step keeps the contents (a compaction, or a copy into a bigger
-  // array), so a throw leaves them as they were.
-  while (capacity_ - tail_ < n) make_room();
-  if (n == 0) return;
-  std::memcpy(data_ + tail_, from.data_ + from.head_, n * sizeof(envelope));
-  tail_ += n;
-  from.head_ = from.tail_;
-}
-
 void copy_queue::swap(copy_queue& other) noexcept {
   std::swap(data_, other.data_);
   std::swap(capacity_, other.capacity_);

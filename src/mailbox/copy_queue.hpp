@@ -74,11 +74,6 @@ class copy_queue {
   // Exchanges contents; both queues keep their own floor.
   void swap(copy_queue& other) noexcept;
 
-  // Moves every envelope of `from` to the back of this queue, in order,
-  // leaving `from` empty. Throws std::bad_alloc if this queue cannot grow
-  // enough, and then nothing changed.
-  void take_all(copy_queue& from);
-
  private:
   [[gnu::cold]] void make_room();
 

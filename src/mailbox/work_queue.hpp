@@ -45,7 +45,7 @@ class work_queue {
   sleepers post(const envelope& e) {
     std::lock_guard guard{lock_};
     mailbox_.push(e);
-    pending_.store(mailbox_.size(), std::memory_order_relaxed);
+    pending_.store(mailbox_.size() + carried_, std::memory_order_relaxed);
     sleeper* const holder = holder_;
     if (holder != nullptr) [[unlikely]]
       holder_ = nullptr;
@@ -72,18 +72,40 @@ class work_queue {
   // ---- the worker that owns this queue (or steals it) ----
 
   // Takes the whole mailbox into the batch and marks the queue processed,
-  // unless someone is already processing it (busy) or there is no mail.
+  // unless someone is already processing it (busy) or there is no mail. A
+  // batch cut short (see pause()) is taken back first, as it is, and the
+  // mailbox left for the gulp after: it holds only later mail.
   gulp_result gulp() noexcept {
     std::lock_guard guard{lock_};
-    // Acquire pairs with finish()'s release: whoever processed this queue
-    // last is done with the batch and with the actors' state.
+    // Acquire pairs with finish()'s and pause()'s release: whoever
+    // processed this queue last is done with the batch and with the
+    // actors' state.
     if (being_processed_.load(std::memory_order_acquire)) return gulp_result::busy;
+    if (carried_ != 0) {
+      being_processed_.store(true, std::memory_order_relaxed);  // read under the lock
+      carried_ = 0;
+      fresh_ = 0;
+      mail_behind_ = !mailbox_.empty();
+      pending_.store(mailbox_.size(), std::memory_order_relaxed);
+      return gulp_result::taken;
+    }
     if (mailbox_.empty()) return gulp_result::empty;
     being_processed_.store(true, std::memory_order_relaxed);  // read under the lock
     mailbox_.swap(batch_);
+    fresh_ = batch_.size();
+    mail_behind_ = false;
     pending_.store(0, std::memory_order_relaxed);
     return gulp_result::taken;
   }
+  // Envelopes the last gulp took from the mailbox (none when it took back
+  // a batch cut short): for the statistics. @pre as for batch().
+  std::uint32_t gulped_fresh() const noexcept { return fresh_; }
+  // Whether the last gulp took back a batch cut short while the mailbox
+  // held mail. That mail may include sends from this queue's own actors,
+  // made by the batch before it was cut, so sends from them must not join
+  // the batch now (see runner::try_append): they would overtake it.
+  // @pre as for batch().
+  bool mail_behind() const noexcept { return mail_behind_; }
 
   // The gulped messages. @pre only between a taken gulp and finish(), only
   // by the thread that gulped.
@@ -91,9 +113,12 @@ class work_queue {
     TACT_ASSERT(being_processed(), "a batch is touched only while its queue is gulped");
     return batch_;
   }
-  // What senders have appended since the last gulp, for inspection by the
-  // deterministic executor, when no other thread runs (see stepper).
+  // What senders have appended since the last gulp, and the batch (being
+  // processed, or cut short and waiting for the next gulp; empty
+  // otherwise), for inspection by the deterministic executor, when no
+  // other thread runs (see stepper).
   const copy_queue& mailbox() const noexcept { return mailbox_; }
+  const copy_queue& unfinished_batch() const noexcept { return batch_; }
 
   // After draining the batch: recycles it and lets the queue be gulped
   // again. Release: the next gulp, on any worker, sees all our effects.
@@ -104,22 +129,23 @@ class work_queue {
     being_processed_.store(false, std::memory_order_release);
   }
 
-  // A runner that stops partway through its batch (a guest whose ask was
-  // answered, or ran out of time) gives the rest back: it goes in front of
-  // the mail that came since the gulp, so per-sender order holds, and the
-  // queue can be gulped again. Returns the sleeper registered waiting for
-  // mail (parked before that mail came), to wake. Throws std::bad_alloc if
-  // the batch cannot take the mail in, and then nothing changed: the
-  // caller keeps processing the batch.
-  // @pre the caller gulped the queue and holds no behaviour of it suspended.
-  sleeper* give_back() {
-    TACT_ASSERT(being_processed(), "a batch is given back by the thread that gulped it");
+  // A runner that stops partway through its batch (its gulp budget spent,
+  // a guest whose ask was answered, a sponsor's run at its budget) leaves
+  // the rest in the batch and lets the queue be gulped again: the next
+  // gulp, by whichever runner, takes that rest first and the mailbox only
+  // after it, so per-sender order holds. Nothing is copied, so this costs
+  // the same however much mail waits. Returns the sleeper registered
+  // waiting for mail (parked before the queue had any), to wake.
+  // @pre the caller gulped the queue, its batch is not empty, and it holds
+  // no behaviour of it suspended.
+  sleeper* pause() noexcept {
+    TACT_ASSERT(being_processed() && !batch_.empty(),
+                "a batch is cut short by the thread that gulped it, with mail left");
     std::lock_guard guard{lock_};
-    batch_.take_all(mailbox_);
-    mailbox_.swap(batch_);
-    batch_.recycle();
-    pending_.store(mailbox_.size(), std::memory_order_relaxed);
-    // Release, as in finish(): the next gulp sees what this batch did.
+    carried_ = batch_.size();
+    pending_.store(mailbox_.size() + carried_, std::memory_order_relaxed);
+    // Release, as in finish(): the next gulp sees what this batch did, and
+    // the rest of it.
     being_processed_.store(false, std::memory_order_release);
     return std::exchange(waiter_, nullptr);
   }
@@ -140,7 +166,7 @@ class work_queue {
   // (so follows the swap) sees the swap in its slot and is refused.
   bool register_waiter(sleeper* w, const atomic<work_queue*>* slot) noexcept {
     std::lock_guard guard{lock_};
-    if (!mailbox_.empty()) return false;
+    if (!mailbox_.empty() || carried_ != 0) return false;
     if (slot != nullptr && slot->load(std::memory_order_seq_cst) != this) return false;
     waiter_ = w;
     return true;
@@ -200,13 +226,19 @@ class work_queue {
       envelope e{};
       {
         std::lock_guard guard{lock_};
-        if (mailbox_.empty()) {
+        // A batch cut short holds the oldest mail: dropped first.
+        if (carried_ != 0) {
+          e = batch_.pop();
+          pending_.store(mailbox_.size() + --carried_, std::memory_order_relaxed);
+          if (carried_ == 0) batch_.recycle();
+        } else if (mailbox_.empty()) {
           mailbox_.recycle();
           pending_.store(0, std::memory_order_relaxed);
           return dropped;
+        } else {
+          e = mailbox_.pop();
+          pending_.store(mailbox_.size(), std::memory_order_relaxed);
         }
-        e = mailbox_.pop();
-        pending_.store(mailbox_.size(), std::memory_order_relaxed);
       }
       drop(e);
       ++dropped;
@@ -219,11 +251,18 @@ class work_queue {
   atomic<std::uint32_t> pending_{0};       // mailbox size, for looks_empty()
   sleeper* waiter_ = nullptr;              // guarded by lock_
   sleeper* holder_ = nullptr;              // guarded by lock_
+  // Envelopes a batch cut short left in batch_ for the next gulp (see
+  // pause()); guarded by lock_. Nonzero only while nobody processes.
+  std::uint32_t carried_ = 0;
   copy_queue mailbox_;                     // guarded by lock_
 
   // The processing worker's line.
   alignas(64) atomic<bool> being_processed_{false};
-  copy_queue batch_;  // owned by whoever set being_processed_
+  // Owned by whoever set being_processed_; between a pause() and the next
+  // gulp, the lock guards what is left in it.
+  copy_queue batch_;
+  std::uint32_t fresh_ = 0;     // see gulped_fresh()
+  bool mail_behind_ = false;    // see mail_behind()
 };
 
 // Parking: registers `w` as the waiter of the queue that ownership slot

@@ -497,3 +497,109 @@ TEST_CASE("await_quiescence waits for mail queued for a sponsor with a thread or
   bound | tact::delete_msg;
   system.stop();
 }
+
+namespace {
+
+// Checks the order of what it receives, and can take its time over each.
+struct paced : tact::actor {
+  std::uint64_t next = 0;
+  std::uint64_t out_of_order = 0;
+  std::chrono::microseconds each{0};
+  tact::allocation receive(item& m) {
+    if (m.seq != next) ++out_of_order;
+    next = m.seq + 1;
+    if (each.count() > 0) std::this_thread::sleep_for(each);
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+// An event loop that runs its sponsor with a budget stays responsive under
+// a flood: each run stops after the budget, the rest keeps its order, and
+// the sponsor asks the loop (through `wake`) to be run again.
+TEST_CASE("a sponsor run with a message budget stops there, and asks to be run again") {
+  tact::actor_system system{{.workers = 1}};
+  std::atomic<int> wakes{0};
+  tact::sponsor loop{system, [&] { ++wakes; }};
+  auto& bound = loop.spawn<paced>();
+  constexpr std::uint64_t flood = 1000;
+  for (std::uint64_t i = 0; i < flood; ++i) bound | *new item{0, i};
+  const int wakes_before = wakes.load();
+
+  CHECK(loop.run_pending(100) == 100);
+  CHECK(bound.next == 100);
+  CHECK(wakes.load() == wakes_before + 1);  // mail is left: run me again
+  CHECK(loop.run_pending(0) == 1);           // at least one runs
+  CHECK(wakes.load() == wakes_before + 2);
+
+  // While mail waits for the next run, the system is not quiescent.
+  std::atomic<bool> quiescent{false};
+  std::thread watcher{[&] {
+    system.await_quiescence();
+    quiescent = true;
+  }};
+  std::this_thread::sleep_for(20ms);
+  CHECK_FALSE(quiescent.load());
+  std::uint64_t ran = 101;
+  while (ran < flood) {
+    const std::size_t now = loop.run_pending(250);
+    REQUIRE(now > 0);
+    ran += now;
+  }
+  watcher.join();
+  CHECK(quiescent.load());
+  CHECK(ran == flood);
+  CHECK(bound.next == flood);
+  CHECK(bound.out_of_order == 0);
+  const int wakes_after_drain = wakes.load();
+  CHECK(loop.run_pending(250) == 0);
+  bound | *new item{0, flood};  // the drain registered the sponsor: the send wakes it
+  CHECK(wakes.load() == wakes_after_drain + 1);
+  CHECK(loop.run_pending() == 1);
+  bound | tact::delete_msg;
+  CHECK(loop.run_pending() == 1);
+  system.stop();
+}
+
+TEST_CASE("a sponsor run with a time budget stops once it has passed, between messages") {
+  tact::actor_system system{{.workers = 1}};
+  tact::sponsor loop{system};
+  auto& bound = loop.spawn<paced>();
+  bound.each = 1ms;  // so five messages take at least the budget
+  constexpr std::uint64_t flood = 100;
+  for (std::uint64_t i = 0; i < flood; ++i) bound | *new item{0, i};
+  const std::size_t first = loop.run_pending(5ms);
+  CHECK(first >= 1);
+  CHECK(first <= 5);
+  bound.each = 0ms;
+  std::size_t ran = first;
+  while (const std::size_t now = loop.run_pending(5ms)) ran += now;
+  CHECK(ran == flood);
+  CHECK(bound.out_of_order == 0);
+  bound | tact::delete_msg;
+  CHECK(loop.run_pending() == 1);
+  system.stop();
+}
+
+// What a budgeted run left is mail like any other: a sponsor destroyed
+// with it drops it with its allocation actions.
+TEST_CASE("a sponsor destroyed after a budgeted run frees what the run left") {
+  tact::test::diagnostics_log log;
+  tact::actor_system system{{.workers = 1, .on_diagnostic = log.handler()}};
+  std::atomic<int> gone{0};
+  keeper* orphan = nullptr;
+  {
+    tact::sponsor loop{system};
+    orphan = &loop.spawn<keeper>();
+    for (int i = 0; i < 50; ++i) *orphan | *new tracked{gone};
+    CHECK(loop.run_pending(10) == 10);
+    CHECK(gone.load() == 10);
+  }
+  CHECK(gone.load() == 50);
+  CHECK(log.count(tact::diagnostic_kind::messages_unreceived) == 1);
+  system.stop();
+  CHECK(system.stats().total.messages_discarded == 40);
+  CHECK(tact::test::conservation_of(system));
+  delete orphan;
+}

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <vector>
 
 #include "mailbox/work_queue.hpp"
 
@@ -145,26 +146,69 @@ TEST_CASE("discarding a queue drops and counts what is still queued") {
   CHECK(q.gulp() == gulp::empty);
 }
 
-TEST_CASE("a batch given back goes in front of the mail that came since, and can be gulped again") {
-  // Small arrays, so the batch grows to take the mail in.
+TEST_CASE("a batch cut short is gulped again first, as it is, and the mail that came since after it") {
   const std::uintptr_t batched = GENERATE(1u, 3u, 20u);
   const std::uintptr_t later = GENERATE(0u, 1u, 7u, 40u);
-  INFO(batched << " batched, " << later << " posted meanwhile");
+  INFO(batched << " left in the batch, " << later << " posted meanwhile");
   work_queue q{2};
   for (std::uintptr_t i = 0; i < batched + 2; ++i) q.post(numbered(i));
   REQUIRE(q.gulp() == gulp::taken);
-  // Two run, the rest is given back.
+  CHECK(q.gulped_fresh() == batched + 2);
+  // Two run, then the batch is cut short.
   for (std::uintptr_t i = 0; i < 2; ++i) REQUIRE(number_of(q.batch().pop()) == i);
   for (std::uintptr_t i = 0; i < later; ++i) q.post(numbered(1000 + i));
   parked owner;
   if (later == 0) REQUIRE(q.register_waiter(&owner, nullptr));
-  tact::detail::sleeper* const to_wake = q.give_back();
+  tact::detail::sleeper* const to_wake = q.pause();
   CHECK(to_wake == (later == 0 ? &owner : nullptr));  // registered before the mail came
   CHECK_FALSE(q.being_processed());
   CHECK(q.queued() == batched + later);
+  CHECK_FALSE(q.register_waiter(&owner, nullptr));  // the rest of the batch is mail
+  q.post(numbered(5000));
+  CHECK(q.queued() == batched + later + 1);
+
   REQUIRE(q.gulp() == gulp::taken);
-  REQUIRE(q.batch().size() == batched + later);
+  CHECK(q.gulped_fresh() == 0);
+  CHECK(q.mail_behind());  // no appends to this batch now
+  CHECK(q.queued() == later + 1);
+  REQUIRE(q.batch().size() == batched);
   for (std::uintptr_t i = 0; i < batched; ++i) CHECK(number_of(q.batch().pop()) == i + 2);
-  for (std::uintptr_t i = 0; i < later; ++i) CHECK(number_of(q.batch().pop()) == 1000 + i);
   q.finish();
+
+  REQUIRE(q.gulp() == gulp::taken);
+  CHECK(q.gulped_fresh() == later + 1);
+  CHECK_FALSE(q.mail_behind());
+  for (std::uintptr_t i = 0; i < later; ++i) CHECK(number_of(q.batch().pop()) == 1000 + i);
+  CHECK(number_of(q.batch().pop()) == 5000);
+  q.finish();
+  CHECK(q.gulp() == gulp::empty);
+}
+
+TEST_CASE("a batch cut short and taken up again with no mail behind it may take appends") {
+  work_queue q{4};
+  for (std::uintptr_t i = 0; i < 3; ++i) q.post(numbered(i));
+  REQUIRE(q.gulp() == gulp::taken);
+  (void)q.batch().pop();
+  (void)q.pause();
+  REQUIRE(q.gulp() == gulp::taken);
+  CHECK_FALSE(q.mail_behind());
+  CHECK(q.batch().size() == 2);
+  while (!q.batch().empty()) (void)q.batch().pop();
+  q.finish();
+}
+
+TEST_CASE("discarding a queue drops the rest of a batch cut short first, then its mailbox") {
+  work_queue q{4};
+  for (std::uintptr_t i = 0; i < 6; ++i) q.post(numbered(i));
+  REQUIRE(q.gulp() == gulp::taken);
+  (void)q.batch().pop();
+  for (std::uintptr_t i = 6; i < 9; ++i) q.post(numbered(i));
+  (void)q.pause();
+  std::vector<std::uintptr_t> dropped;
+  CHECK(q.discard([&](const envelope& e) noexcept { dropped.push_back(number_of(e)); }) == 8);
+  CHECK(dropped == std::vector<std::uintptr_t>{1, 2, 3, 4, 5, 6, 7, 8});
+  CHECK(q.looks_empty());
+  CHECK(q.gulp() == gulp::empty);
+  parked owner;
+  CHECK(q.register_waiter(&owner, nullptr));
 }

@@ -63,6 +63,16 @@ std::size_t sponsor::run_pending() {
   return static_cast<std::size_t>(detail::executor_of(system_).lent().run_sponsor(*runner_));
 }
 
+std::size_t sponsor::run_pending(std::size_t most) {
+  return static_cast<std::size_t>(
+      detail::executor_of(system_).lent().run_sponsor(*runner_, {.messages = most}));
+}
+
+std::size_t sponsor::run_pending(std::chrono::nanoseconds most_time) {
+  return static_cast<std::size_t>(detail::executor_of(system_).lent().run_sponsor(
+      *runner_, {.deadline = std::chrono::steady_clock::now() + most_time}));
+}
+
 // The bell is read before each run: a send after the run registered the
 // runner as its queue's waiter rings it, so a changed bell means mail, and
 // an unchanged one lets us sleep without missing any. The workers' going

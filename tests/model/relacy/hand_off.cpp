@@ -48,6 +48,33 @@ struct hand_off : rl::test_suite<hand_off<Workers, Letters, Sweeps>, Workers> {
   }
 };
 
+// A batch cut short (a gulp budget): every letter is posted before the
+// workers start, each gulp runs one letter and leaves the rest for the
+// next gulp, on whichever worker, ahead of what is posted meanwhile
+// (a letter posted by the last delivery, here).
+template <int Workers, int Letters>
+struct cut_short : rl::test_suite<cut_short<Workers, Letters>, Workers> {
+  work_queue queue{1};
+  letter letters[Letters + 1];
+  tact::model::post_office<1, 1> office;
+
+  void before() {
+    office.open();
+    for (int s = 0; s <= Letters; ++s) letters[s].seq = s;
+    // The delivery of the one before last posts the last: mail behind
+    // the batch that was cut.
+    office.chain(queue, letters + Letters - 1, 2);
+    for (int s = 0; s < Letters; ++s) office.post(queue, letters[s]);
+  }
+
+  void thread(unsigned) { office.sweep(queue, 1); }
+
+  void after() {
+    office.drain(queue);
+    office.check(Letters + 1);
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -60,6 +87,10 @@ int main(int argc, char** argv) {
   m.check<hand_off<3, 3, 1>>("3 workers, 3 letters, a sweep each: up to 2 preemptions",
                              search::bounded(2));
   m.check<hand_off<3, 3, 2>>("3 workers, 3 letters, 2 sweeps each: random", search::random(50000));
+  m.check<cut_short<2, 3>>("2 workers, 3 letters, a letter per gulp: every interleaving",
+                           search::full());
+  m.check<cut_short<3, 3>>("3 workers, 3 letters, a letter per gulp: up to 3 preemptions",
+                           search::bounded(3));
   m.mutant<hand_off<2, 2, 1>>("mutant: finish() releases relaxed", search::full(),
                               rl::test_result_data_race,
                               "work_queue::finish", std::memory_order_relaxed);

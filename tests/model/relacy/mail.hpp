@@ -61,10 +61,29 @@ class post_office {
     q.finish();
   }
 
-  // Gulps and processes q once, if it has mail nobody processes.
-  bool sweep(work_queue& q) {
+  // Runs at most `most` letters of a gulped batch, as a runner with a
+  // gulp budget does, and leaves the rest for the queue's next gulp.
+  void process_at_most(work_queue& q, int most) {
+    copy_queue& batch = q.batch();
+    for (const work_queue* other : draining_) RL_ASSERT(other != &q);
+    for (int ran = 0; ran < most && !batch.empty(); ++ran) {
+      const envelope e = batch.pop();
+      e.run(e.target, e.message);
+    }
+    if (batch.empty())
+      q.finish();
+    else
+      (void)q.pause();
+  }
+
+  // Gulps and processes q once, if it has mail nobody processes; with
+  // `most`, at most that many letters of the batch.
+  bool sweep(work_queue& q, int most = 0) {
     if (q.gulp() != work_queue::gulp_result::taken) return false;
-    process(q);
+    if (most > 0)
+      process_at_most(q, most);
+    else
+      process(q);
     return true;
   }
   // Sweeps q until it is empty: what a suite's after() does, so that every
