@@ -19,7 +19,9 @@ processes competing with every run (each JSON line records busy: N).
 
 Writes one JSON line per run to FILE (default DIR/suite.json), prints a
 progress line per run on stderr and the table on stdout, and, when gnuplot
-is installed, plots the medians next to FILE (.png and .svg). Exits 1 if
+is installed, plots the medians next to FILE (.png and .svg). Workloads
+that report reply times (p50_us, p99_us, max_us: latency) get a second,
+small table of their medians after the first. Exits 1 if
 any run failed or reported a wrong result, 2 on a usage error.
 Python 3 standard library only.
 """
@@ -42,6 +44,8 @@ from pathlib import Path
 
 ENGINE = "tact"
 PEERS = ("caf",)
+# Reply times a latency workload adds to its result line, in microseconds.
+LATENCY_FIELDS = ("p50_us", "p99_us", "max_us")
 PROGRAM = re.compile(r"^suite-(?P<workload>[A-Za-z0-9_]+)-(?P<engine>[a-z0-9]+)$")
 REPO = Path(__file__).resolve().parents[2]
 
@@ -278,6 +282,13 @@ def fmt(value, spec, missing="-"):
     return missing if value is None else format(value, spec)
 
 
+def fmt_us(value):
+    """Microseconds: a decimal below 100, whole numbers above."""
+    if value is None:
+        return "-"
+    return format(value, ".1f") if value < 100 else format(value, ",.0f")
+
+
 def summarize(runs):
     """{(workload, engine, threads): medians}, from the successful runs."""
     by_key = defaultdict(list)
@@ -293,11 +304,34 @@ def summarize(runs):
             "max_rss_kb": statistics.median(r["max_rss_kb"] for r in rs),
             "runs": len(rs),
         }
+        for field in LATENCY_FIELDS:
+            values = [r[field] for r in rs if r.get(field) is not None]
+            if values:
+                medians[key][field] = statistics.median(values)
     return medians
 
 
+def print_markdown(head, rows, out, names=2):
+    """A Markdown table, its first `names` columns left-aligned and the
+    figures after them right-aligned: readable here, and pasted as is into
+    docs."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(head)]
+    right = {i for i, h in enumerate(head) if i >= names}
+
+    def line(cells):
+        return "| " + " | ".join(c.rjust(widths[i]) if i in right else c.ljust(widths[i])
+                                 for i, c in enumerate(cells)) + " |"
+
+    print(line(head), file=out)
+    print("|" + "|".join(("-" * (w + 1) + ":") if i in right else ("-" * (w + 2))
+                         for i, w in enumerate(widths)) + "|", file=out)
+    for r in rows:
+        print(line(r), file=out)
+
+
 def print_table(medians, workloads, engines, thread_list, out=sys.stdout):
-    """A Markdown table: readable here, and pasted as is into docs."""
+    """The main table: times, memory and the ratios to the peer."""
     peer = next((e for e in engines if e != ENGINE), None)
     head = ["benchmark", "system", "threads", "median s", "slowest s", "ns/msg", "peak RSS MB"]
     if peer:
@@ -322,19 +356,7 @@ def print_table(medians, workloads, engines, thread_list, out=sys.stdout):
                     else:
                         row += ["", "", ""]
                 rows.append(row)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
-              for i, h in enumerate(head)]
-    right = {i for i, h in enumerate(head) if i >= 2}
-
-    def line(cells):
-        return "| " + " | ".join(c.rjust(widths[i]) if i in right else c.ljust(widths[i])
-                                 for i, c in enumerate(cells)) + " |"
-
-    print(line(head), file=out)
-    print("|" + "|".join(("-" * (w + 1) + ":") if i in right else ("-" * (w + 2))
-                         for i, w in enumerate(widths)) + "|", file=out)
-    for r in rows:
-        print(line(r), file=out)
+    print_markdown(head, rows, out)
     if peer:
         print(file=out)
         for t in thread_list:
@@ -345,6 +367,36 @@ def print_table(medians, workloads, engines, thread_list, out=sys.stdout):
             print(f"geometric mean of time {ENGINE}/{peer} at {t} thread{'s' if t > 1 else ''}: "
                   f"{g:.3f} over {len(ratios[t])} benchmarks ({faster})", file=out)
     return ratios
+
+
+def print_latency_table(medians, workloads, engines, thread_list, out=sys.stdout):
+    """Median reply times, per workload and thread count, of the workloads
+    that report them, after a blank line; nothing if none does."""
+    peer = next((e for e in engines if e != ENGINE), None)
+    reported = [w for w in workloads
+                if any("p99_us" in medians.get((w, e, t), {}) for e in engines for t in thread_list)]
+    if not reported:
+        return
+    head = ["benchmark", "threads"]
+    for e in engines:
+        head += [f"{e} p50 us", f"{e} p99 us", f"{e} max us"]
+    if peer:
+        head.append(f"p99 {ENGINE}/{peer}")
+    rows = []
+    for w in reported:
+        for t in thread_list:
+            row = [w, str(t)]
+            for e in engines:
+                m = medians.get((w, e, t), {})
+                row += [fmt_us(m.get(field)) for field in LATENCY_FIELDS]
+            if peer:
+                mine = medians.get((w, ENGINE, t), {}).get("p99_us")
+                theirs = medians.get((w, peer, t), {}).get("p99_us")
+                row.append(f"{mine / theirs:.3f}" if mine is not None and theirs else "-")
+            rows.append(row)
+    print("\nreply times in microseconds, the median over the runs of each run's p50, p99 "
+          "and max:", file=out)
+    print_markdown(head, rows, out, names=1)
 
 
 # ---- the plot ----
@@ -490,9 +542,11 @@ def main(argv):
                 sink.write(json.dumps(result) + "\n")
                 sink.flush()
                 ns = result["ns_per_msg"]
+                p99 = result.get("p99_us")
                 print(f"{tag}  load {load:5.2f}  {result['seconds']:8.3f} s"
                       + (f"  {ns:10.1f} ns/msg" if ns is not None else f"  {'':>10}       ")
-                      + f"  {result['max_rss_kb'] / 1024:7.1f} MB", file=sys.stderr)
+                      + f"  {result['max_rss_kb'] / 1024:7.1f} MB"
+                      + (f"  p99 {fmt_us(p99)} us" if p99 is not None else ""), file=sys.stderr)
         load_after = os.getloadavg()[0]
     finally:
         if busy is not None:
@@ -501,6 +555,7 @@ def main(argv):
     medians = summarize(runs)
     print()
     print_table(medians, workloads, engines, args.threads)
+    print_latency_table(medians, workloads, engines, args.threads)
     # Other work on the machine slows either engine; say how much there was.
     print(f"\nload average (1 min) at start {load_before:.2f}, at end {load_after:.2f}, "
           f"on {os.cpu_count()} processing units")

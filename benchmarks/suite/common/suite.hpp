@@ -10,9 +10,13 @@
 // prints, on success, one line on stdout:
 //   {"bench": "...", "system": "tact", "threads": 2, "params": {...},
 //    "seconds": 0.81, "ns_per_msg": 12.5}
-// and exits 0; a wrong result prints the reason on stderr and exits 1.
+// (a workload may add fields of its own after ns_per_msg: latency adds
+// its reply times) and exits 0; a wrong result prints the reason on stderr
+// and exits 1.
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -22,8 +26,13 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace suite {
+
+// Fields a workload adds to its result line, in this order, after
+// ns_per_msg: a name and a number each.
+using fields = std::vector<std::pair<std::string, double>>;
 
 class options {
  public:
@@ -64,7 +73,7 @@ class options {
 
  private:
   friend void report(const options&, const std::string&, const std::string&, double,
-                     std::uint64_t);
+                     std::uint64_t, const fields&);
 
   [[noreturn]] void usage(const std::string& why) const {
     std::cerr << program_ << ": " << why << "\nusage: " << program_
@@ -133,9 +142,10 @@ double seconds(F&& f) {
 }
 
 // The result line. `messages`: messages the workload delivered, when that
-// is meaningful (0 prints ns_per_msg as null).
+// is meaningful (0 prints ns_per_msg as null); `extra`: the workload's own
+// fields, if any.
 inline void report(const options& o, const std::string& bench, const std::string& system,
-                   double secs, std::uint64_t messages) {
+                   double secs, std::uint64_t messages, const fields& extra = {}) {
   o.refuse_unknown();
   std::ostringstream line;
   line << "{\"bench\": \"" << bench << "\", \"system\": \"" << system
@@ -150,9 +160,29 @@ inline void report(const options& o, const std::string& bench, const std::string
     line << secs * 1e9 / static_cast<double>(messages);
   else
     line << "null";
+  for (const auto& [name, value] : extra) line << ", \"" << name << "\": " << value;
   line << "}\n";
   std::fputs(line.str().c_str(), stdout);
   std::fflush(stdout);
+}
+
+// The fields of a latency workload's result line, from its reply times in
+// microseconds (at least one): how many (pings), the median (p50_us), the
+// 99th percentile (p99_us) and the longest (max_us). Percentiles by nearest
+// rank: the smallest time that at least that share of the replies took no
+// longer than.
+inline fields latency_fields(std::vector<double> us) {
+  check(!us.empty(), "no reply times to summarize");
+  std::sort(us.begin(), us.end());
+  const auto rank = [&](double share) {
+    const auto n = static_cast<double>(us.size());
+    const auto at = static_cast<std::size_t>(std::ceil(share * n));
+    return us[std::clamp<std::size_t>(at, 1, us.size()) - 1];
+  };
+  return {{"pings", static_cast<double>(us.size())},
+          {"p50_us", rank(0.50)},
+          {"p99_us", rank(0.99)},
+          {"max_us", us.back()}};
 }
 
 }  // namespace suite
