@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -40,10 +41,10 @@ struct system_config {
   // everything through the mailboxes, as the Cforall design does.
   std::uint32_t local_batch = defaults::local_batch;
 
-  // Messages a worker runs from one gulp before the queue's other mail
-  // waits for its next turn and the worker's other queues run; 0: the
-  // whole gulp, however long (see docs/fairness.md).
-  std::uint32_t gulp_budget = defaults::gulp_budget;
+  // How long a worker runs one gulp before the queue's other mail waits
+  // for its next turn and the worker's other queues run (checked between
+  // messages); 0: the whole gulp, however long (see docs/fairness.md).
+  std::chrono::nanoseconds gulp_budget = defaults::gulp_budget;
 
   // Idle sweeps spun, then yielded, before a worker parks.
   std::uint32_t idle_spins = defaults::idle_spins;

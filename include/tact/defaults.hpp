@@ -30,12 +30,18 @@ inline constexpr std::uint32_t copy_queue_floor = 16;
 // through the mailbox again. Bounds how long one queue can hold its worker.
 inline constexpr std::uint32_t local_batch = 256;
 
-// Messages a worker runs from one gulp of a queue before it gives the
-// rest back and lets its other queues have their turn: a flood into one
-// queue delays the others by this many messages per sweep at most, rather
-// than by the whole flood. A give-back costs about two lock operations,
-// so per message it is lost in the noise at this size.
-inline constexpr std::uint32_t gulp_budget = 1024;
+// How long a worker runs one gulp of a queue before it leaves the rest
+// for the queue's next turn and lets its other queues have theirs: a
+// flood into one queue delays the others by about this long per turn,
+// rather than by the whole flood. Time, not a message count: a queue of
+// producers, each message of which sends a thousand, would otherwise get
+// as many turns as the queue of their consumer and outrun it without
+// bound. The clock is read after a batch's first message, and then as
+// often as the time messages take so far says it must be (at least once
+// per gulp_clock_every messages), so a turn overshoots its budget by
+// about one message.
+inline constexpr std::chrono::microseconds gulp_budget{100};
+inline constexpr std::uint32_t gulp_clock_every = 64;
 
 // Empty sweeps over its queues a worker spins (with a pause instruction)
 // and then yields, before it parks until a send wakes it.

@@ -1,6 +1,10 @@
 #include "executor/runner.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <utility>
+
+#include <tact/defaults.hpp>
 
 #include "executor/executor.hpp"
 #include "executor/suspension.hpp"
@@ -14,8 +18,7 @@ runner::runner(executor& owner, std::uint32_t index, block owned, fiber_loop loo
       epochs_{owner.reclamation()},
       index_{index},
       local_batch_{owner.config().local_batch},
-      gulp_budget_{owner.config().gulp_budget != 0 ? owner.config().gulp_budget
-                                                   : ~std::uint64_t{0}},
+      gulp_budget_{owner.config().gulp_budget},
       owned_{owned},
       loop_{loop},
       suspensions_{loop != nullptr
@@ -83,26 +86,56 @@ void runner::count_appended() noexcept {
   counters.messages_sent.add(appended);
 }
 
+// The clock starts after a batch's first message (a batch of one, most
+// of them in a conversation, never reads it). Each reading estimates the
+// time a message takes so far and skips half the messages that would
+// fit in what is left, at most gulp_clock_every: cheap messages read the
+// clock once per 64, and costly ones often enough that a turn overshoots
+// its budget by about one message.
+bool runner::gulp_spent(std::uint64_t processed, gulp_clock& c) const noexcept {
+  if (processed < c.next || gulp_budget_.count() == 0) return false;
+  const auto now = std::chrono::steady_clock::now();
+  if (processed == 1) {
+    c.start = now;
+    c.next = 2;
+    return false;
+  }
+  const auto spent = now - c.start;
+  if (spent >= gulp_budget_) return true;
+  const auto each = spent / (processed - 1);
+  const std::uint64_t fit =
+      each.count() > 0 ? static_cast<std::uint64_t>((gulp_budget_ - spent) / each) : ~std::uint64_t{0};
+  c.next = processed + std::clamp<std::uint64_t>(fit / 2, 1, defaults::gulp_clock_every);
+  return false;
+}
+
 std::uint64_t runner::process(work_queue& q, std::uint32_t index) {
-  return run_batch(q, index, gulp_budget_, [] { return false; });
+  gulp_clock c;
+  return run_batch(q, index, ~std::uint64_t{0},
+                   [&](std::uint64_t processed) { return gulp_spent(processed, c); });
 }
 
 std::uint64_t runner::process(work_queue& q, std::uint32_t index, const help_limit& limit) {
-  return run_batch(q, index, gulp_budget_, [&limit] { return limit.reached(); });
+  gulp_clock c;
+  return run_batch(q, index, ~std::uint64_t{0}, [&](std::uint64_t processed) {
+    return limit.reached() || gulp_spent(processed, c);
+  });
 }
 
 std::uint64_t runner::process_at_most(work_queue& q, std::uint32_t index, std::uint64_t most) {
-  return run_batch(q, index, most, [] { return false; });
+  return run_batch(q, index, most, [](std::uint64_t) { return false; });
 }
 
 std::uint64_t runner::process_at_most(work_queue& q, std::uint32_t index, std::uint64_t most,
                                       std::chrono::steady_clock::time_point deadline) {
-  return run_batch(q, index, most,
-                   [deadline] { return std::chrono::steady_clock::now() >= deadline; });
+  return run_batch(q, index, most, [deadline](std::uint64_t) {
+    return std::chrono::steady_clock::now() >= deadline;
+  });
 }
 
 // After each envelope but the last, the batch is cut short once `most`
-// have run or `enough()` says so: the rest goes back to q.
+// have run or `enough(processed)` says so: the rest stays for q's next
+// gulp.
 template <class Enough>
 std::uint64_t runner::run_batch(work_queue& q, std::uint32_t index, std::uint64_t most,
                                 Enough enough) {
@@ -135,7 +168,7 @@ std::uint64_t runner::run_batch(work_queue& q, std::uint32_t index, std::uint64_
     run(target, message);
     ++processed;
     // (A behaviour that waited took the batch to the held queue: empty.)
-    if (!batch.empty() && (processed >= most || enough())) [[unlikely]] {
+    if (!batch.empty() && (processed >= most || enough(processed))) [[unlikely]] {
       if (sleeper* parked = q.pause()) parked->wake();
       counters.batches_given_back.add();
       paused = true;

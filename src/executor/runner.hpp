@@ -163,10 +163,10 @@ class runner : public sleeper {
   // no runner may still hold it.
   void retire(retired_link* link) noexcept { epochs_.retire(index_, link); }
 
-  // Runs q's batch, or the first system_config::gulp_budget envelopes of
-  // it: once that many have run, the rest stays for q's next gulp, ahead
-  // of the mail that came since (work_queue::pause), and the other queues
-  // get their turn first. @pre this thread gulped q: q is being_processed
+  // Runs q's batch, or as much of it as system_config::gulp_budget allows:
+  // once that has passed, the rest stays for q's next gulp, ahead of the
+  // mail that came since (work_queue::pause), and the other queues get
+  // their turn first. @pre this thread gulped q: q is being_processed
   // and its batch is this runner's until q is finished or paused, which
   // this does (unless a behaviour suspended, see suspend(): then the
   // queue stays held here). Returns the envelopes run.
@@ -246,6 +246,13 @@ class runner : public sleeper {
   void count_appended() noexcept;
   template <class Enough>
   std::uint64_t run_batch(work_queue& q, std::uint32_t index, std::uint64_t most, Enough enough);
+  // Whether the gulp budget of a batch that has run `processed` messages
+  // is spent, reading the clock only now and then (see runner.cpp).
+  struct gulp_clock {
+    std::uint64_t next = 1;  // the message count at which to read it next
+    std::chrono::steady_clock::time_point start{};
+  };
+  bool gulp_spent(std::uint64_t processed, gulp_clock& c) const noexcept;
   std::uint64_t drain_held(work_queue& q, std::uint32_t index);
   void run_held(work_queue& q, std::uint32_t index, const envelope& e);
   void run_stash(work_queue& q, std::uint32_t index, void* target);
@@ -255,7 +262,7 @@ class runner : public sleeper {
   epochs& epochs_;
   const std::uint32_t index_;
   const std::uint32_t local_batch_;
-  const std::uint64_t gulp_budget_;  // system_config::gulp_budget; 0 there: no limit
+  const std::chrono::nanoseconds gulp_budget_;  // system_config::gulp_budget; 0: no limit
   const block owned_;
   work_queue* current_ = nullptr;           // queue whose batch is being processed
   std::uint32_t current_index_ = no_queue;  // ... and its index

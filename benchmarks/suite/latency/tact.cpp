@@ -21,6 +21,10 @@
 //   --same_queue   1: the ponger on the sink's own queue (tact::next_to),
 //                  where a ping waits behind every flood message queued
 //                  before it, whatever the worker does (0)
+//   --gulp_budget_us  system_config::gulp_budget in µs; 0: none, -1: the
+//                  engine's default (-1)
+//   --queues       system_config::queues; 0: the engine's default, which is
+//                  one queue with one worker (0)
 //
 // It measures the reply time of each ping (reply received − ping sent),
 // reported as p50_us, p99_us and max_us, and the flood's own time:
@@ -68,6 +72,7 @@ struct ping_msg : tact::message {
   std::uint64_t seq = 0;
   clock_type::time_point sent{};
   pinger* reply_to = nullptr;
+  std::atomic<std::uint32_t>* bell = nullptr;  // rung once the reply is sent
 };
 struct pong_msg : tact::message {
   std::uint64_t seq = 0;
@@ -161,6 +166,8 @@ class ponger_actor final : public tact::actor {
     pong_.seq = m.seq;
     pong_.sent = m.sent;
     *m.reply_to | pong_;
+    m.bell->fetch_add(1, std::memory_order_release);
+    m.bell->notify_one();
     return Nodelete;
   }
 
@@ -175,8 +182,13 @@ int main(int argc, char** argv) {
   suite::options o{argc, argv};
   const suite::latency::parameters p = suite::latency::read(o);
   const bool same_queue = o.param("same_queue", 0, 0) != 0;
+  tact::system_config config{.workers = o.threads()};
+  if (const auto budget = o.param("gulp_budget_us", -1, -1); budget >= 0)
+    config.gulp_budget = std::chrono::microseconds{budget};
+  if (const auto queues = o.param("queues", 0, 0); queues > 0)
+    config.queues = static_cast<std::uint32_t>(queues);
 
-  tact::actor_system system{{.workers = o.threads()}};
+  tact::actor_system system{config};
   double secs = 0;
   std::uint64_t pings = 0;
   std::uint64_t counted = 0, flooder_received = 0, ponger_received = 0, replies = 0;
@@ -184,13 +196,13 @@ int main(int argc, char** argv) {
   std::vector<double> reply_us;
   bool placed = true;
   {
-    // Rung by the sending worker when a reply arrives for the pinger;
-    // main sleeps on it.
+    // Rung by the ponger once it has sent a reply; main sleeps on it. The
+    // sponsor has no `wake`: one would promise a run of the sponsor after
+    // every notification, and main stops running it after the last reply,
+    // which a notification still in flight would then wait for (the
+    // system is not quiescent until a woken sponsor has run).
     std::atomic<std::uint32_t> bell{0};
-    tact::sponsor here{system, [&bell] {
-                         bell.fetch_add(1, std::memory_order_release);
-                         bell.notify_one();
-                       }};
+    tact::sponsor here{system};
     auto& answers = here.spawn<pinger>();
     auto& sink = system.spawn_at<sink_actor>(tact::on_worker(0), p.messages);
     auto& ponger = system.spawn_at<ponger_actor>(
@@ -203,6 +215,7 @@ int main(int argc, char** argv) {
     start_msg start;
     ping_msg ping;
     ping.reply_to = &answers;
+    ping.bell = &bell;
     const auto started = clock_type::now();
     flooder | start;
     auto next = started;
