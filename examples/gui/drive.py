@@ -206,8 +206,12 @@ class Session:
 def drive_compute(s):
     """Watches the live plot settle, counts primes and sees the plot show
     the work, moves the limit slider and counts again, then cancels a long
-    count: the window answers while the workers are busy. The title ends
-    with what the plot drew last: "[plot: W workers, S s, peak P/s]"."""
+    count: the window answers while the workers are busy. Then floods the
+    GUI thread with reports and moves the slider meanwhile: the window
+    answers while the flood lasts, and counts every report once. The title
+    ends with the flood's progress, "[flood: N of M]" ("[flood: M of M in
+    S s]" once over), if one was started, and what the plot drew last:
+    "[plot: W workers, S s, peak P/s]"."""
     w = s.window("tact compute")
     s.await_title(w, r"ready, primes below 10000000 in 16 chunks \[plot: ")
     # Ten seconds of samples, and none of them from a busy worker: the
@@ -232,6 +236,18 @@ def drive_compute(s):
     s.await_title(w, r"counting primes below 2000000000 \[plot: ")
     s.click(w, "cancel")
     s.await_title(w, r"cancelled at \d+ of 1024 chunks \[plot: ")
+    # Two million reports to the dashboard, which runs them on the GUI
+    # thread, one by one, for seconds. Seen in progress (no time taken
+    # yet), the window is asked something: the slider's answer must come
+    # while the flood is still on, not once it is over.
+    s.click(w, "flood")
+    s.await_title(w, r"\[flood: \d+ of 2000000\] \[plot: ")
+    s.press(w, "alt+l", "Home")
+    answer = s.await_title(w, r"ready, primes below 1000000 in 1024 chunks \[flood: ([^]]*)\]")
+    if not re.fullmatch(r"\d+ of 2000000", answer.group(1)):
+        raise Failure(f"the window answered only once the flood was over ({answer.group(1)})")
+    # Every report counted once: "twice" would say otherwise.
+    s.await_title(w, r"\[flood: 2000000 of 2000000 in \d+\.\d+ s\] \[plot: ")
     s.quit(w)
 
 
@@ -268,7 +284,8 @@ def drive_router(s):
 
 def main(scenario, executable):
     drive = {"compute": drive_compute, "router": drive_router}[scenario]
-    args = {"compute": ["--n", "10000000", "--chunks", "16", "--counters", "4"],
+    args = {"compute": ["--n", "10000000", "--chunks", "16", "--counters", "4",
+                        "--flood", "2000000"],
             "router": []}[scenario]
     with tempfile.TemporaryDirectory(prefix="tact-gui-") as workdir:
         server = XServer(workdir)

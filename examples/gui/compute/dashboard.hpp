@@ -1,8 +1,9 @@
 // The only code that touches the window: an actor bound to the GUI
 // sponsor, so its messages run on the GUI thread. The coordinator reports
-// to it; a periodic timer ticks it 25 times a second to plot each worker's
-// messages per second, from the difference of two snapshots of the
-// system's statistics.
+// to it, and so do the flood's senders, a report per message; a periodic
+// timer ticks it 25 times a second to show the flood's progress and plot
+// each worker's messages per second, from the difference of two snapshots
+// of the system's statistics.
 #pragma once
 
 #include <chrono>
@@ -29,9 +30,11 @@ struct dashboard_widgets {
   QLabel* chunks;
   QPushButton* count;
   QPushButton* cancel;
+  QPushButton* flood;
   QProgressBar* progress;
   QLabel* result;
   QLabel* elapsed;  // of the job in progress, or of the last one
+  QLabel* flooded;  // reports of the flood counted so far
   rate_plot* plot;  // messages per second, per worker
 };
 
@@ -92,7 +95,39 @@ class dashboard : public tact::actor {
     return Nodelete;
   }
 
-  // Each worker's messages per second since the last tick, plotted.
+  tact::allocation receive(flood_started& m) {
+    flood_total_ = m.total;
+    flood_arrived_ = 0;
+    flood_seen_.assign(flood_total_, false);
+    flood_twice_ = 0;
+    flood_started_ = clock::now();
+    flooding_ = true;
+    w_.flood->setEnabled(false);
+    if (flood_total_ == 0) return flood_over();
+    show_flood();
+    retitle();
+    return Nodelete;
+  }
+
+  // One of millions. Each marks its value seen, to check that every
+  // report comes once, and updates the flood's label at once, as a naive
+  // view would: about a microsecond of work on the GUI thread, so a flood
+  // runs there for seconds. The title follows on each tick.
+  tact::allocation receive(report& m) {
+    ++flood_arrived_;
+    if (m.value < flood_total_ && !flood_seen_[m.value]) {
+      flood_seen_[m.value] = true;
+    } else {
+      ++flood_twice_;
+    }
+    if (m.credit_to) m.credit_to | *new flood_credit;
+    if (flood_arrived_ == flood_total_) return flood_over();
+    show_flood();
+    return Nodelete;
+  }
+
+  // Each worker's messages per second since the last tick, plotted; the
+  // title, with the flood's progress.
   tact::allocation receive(tick&) {
     const tact::system_stats now = system().stats();
     if (previous_) {
@@ -110,15 +145,32 @@ class dashboard : public tact::actor {
   }
 
  private:
-  // The window title tells a test (or a screen reader) the state, and
-  // what the plot drew last.
+  // The window title tells a test (or a screen reader) the state, how far
+  // the last flood got, and what the plot drew last.
   void title(const QString& text) {
     state_ = text;
     retitle();
   }
   void retitle() {
     const QString plotted = w_.plot->drawn().isEmpty() ? "" : " [plot: " + w_.plot->drawn() + "]";
-    w_.window->setWindowTitle("tact compute: " + state_ + plotted);
+    w_.window->setWindowTitle("tact compute: " + state_ + flood_ + plotted);
+  }
+  tact::allocation flood_over() {
+    flooding_ = false;
+    flood_took_ = clock::now() - flood_started_;
+    w_.flood->setEnabled(true);
+    show_flood();
+    retitle();
+    return Nodelete;
+  }
+  // "N of M" reports counted; once all have come, how long they took; and
+  // how many came twice (or with a value out of range), if any.
+  void show_flood() {
+    QString text = QString{"%1 of %2"}.arg(flood_arrived_ - flood_twice_).arg(flood_total_);
+    if (flood_twice_ != 0) text += QString{", %1 twice"}.arg(flood_twice_);
+    if (!flooding_) text += QString{" in %1 s"}.arg(flood_took_.count(), 0, 'f', 2);
+    w_.flooded->setText(text);
+    flood_ = " [flood: " + text + "]";
   }
 
   dashboard_widgets w_;
@@ -128,5 +180,12 @@ class dashboard : public tact::actor {
   std::uint64_t job_n_ = 0, job_chunks_ = 0;
   clock::time_point started_;
   seconds last_{};  // how long the last job took
+  // The flood in progress (or the last one).
+  bool flooding_ = false;
+  QString flood_;  // its part of the title; empty before the first
+  std::uint64_t flood_total_ = 0, flood_arrived_ = 0, flood_twice_ = 0;
+  std::vector<bool> flood_seen_;  // by value
+  clock::time_point flood_started_;
+  seconds flood_took_{};
   std::optional<tact::system_stats> previous_;  // at the tick before
 };

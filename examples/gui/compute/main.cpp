@@ -3,10 +3,11 @@
 // splits the count into chunks that counter actors run on the workers; the
 // results come back to a dashboard actor bound to the Qt event loop, the
 // only code that touches widgets; a periodic timer has it plot each
-// worker's messages per second, 25 times a second. docs/gui.md quotes this
-// file.
+// worker's messages per second, 25 times a second. The Flood button has
+// actors on the workers send the dashboard M reports, and the window stays
+// live while the GUI thread runs them. docs/gui.md quotes this file.
 //
-//   example-gui-compute [--n N] [--chunks K] [--counters C]
+//   example-gui-compute [--n N] [--chunks K] [--counters C] [--flood M]
 #include <chrono>
 #include <cstdint>
 
@@ -20,6 +21,7 @@
 
 #include "../qt_sponsor.hpp"
 #include "dashboard.hpp"
+#include "flood.hpp"
 #include "messages.hpp"
 #include "window.hpp"
 #include "work.hpp"
@@ -32,7 +34,8 @@ int main(int argc, char** argv) {
   options.addHelpOption();
   options.addOptions({{"n", "Count the primes below <n>.", "n", "10000000"},
                       {"chunks", "Split the count into <k> chunks.", "k", "64"},
-                      {"counters", "Counter actors sharing the chunks.", "c", "4"}});
+                      {"counters", "Counter actors sharing the chunks.", "c", "4"},
+                      {"flood", "Flood the dashboard with <m> reports.", "m", "2000000"}});
   options.process(app);
 
   // The window outlives the actors, which are done before main returns.
@@ -43,6 +46,7 @@ int main(int argc, char** argv) {
   qt_sponsor gui{system};
   auto& board = gui.spawn<dashboard>(ui.shown);
   auto& work = system.spawn<coordinator>(board, options.value("counters").toUInt());
+  auto& flood = system.spawn<flood_source>(board, options.value("flood").toULongLong());
   tick beat;
   tact::timer pulse = tact::send_every(40ms, board, beat);
 
@@ -54,6 +58,7 @@ int main(int argc, char** argv) {
                    [&work](int k) { work | *new set_chunks{static_cast<std::uint64_t>(k)}; });
   QObject::connect(ui.shown.count, &QPushButton::clicked, [&work] { work | *new start; });
   QObject::connect(ui.shown.cancel, &QPushButton::clicked, [&work] { work | *new cancel; });
+  QObject::connect(ui.shown.flood, &QPushButton::clicked, [&flood] { flood | *new start_flood; });
   new QShortcut{QKeySequence::Quit, &ui.window, [&ui] { ui.window.close(); }};
   work | *new set_limit{static_cast<std::uint64_t>(ui.limit->value())} |
       *new set_chunks{static_cast<std::uint64_t>(ui.chunks->value())};
@@ -62,10 +67,12 @@ int main(int argc, char** argv) {
   QTimer::singleShot(0, &ui.window, [&ui] { ui.write_layout(); });  // for the GUI test
   const int status = app.exec();
 
-  // Closed: stop the ticks, let the coordinator wind down its counters,
-  // deliver what is still on its way to the dashboard, then end it.
+  // Closed: stop the ticks, let the coordinator wind down its counters and
+  // the flood's source its senders, deliver what is still on its way to
+  // the dashboard, then end it.
   pulse.cancel();
   work | *new shut_down;
+  flood | *new shut_down;
   gui.run_until_quiescent();
   board | tact::delete_msg;
   gui.run_until_quiescent();

@@ -24,7 +24,8 @@ struct set_chunks : disposable {
 };
 struct start : disposable {};
 struct cancel : disposable {};
-struct shut_down : disposable {};  // the window has closed
+struct start_flood : disposable {};  // to the flood's source (flood.hpp)
+struct shut_down : disposable {};    // the window has closed
 
 // The coordinator and its counters.
 class coordinator;
@@ -68,6 +69,30 @@ struct cancelled : disposable {
   explicit cancelled(std::uint64_t id) : job{id} {}
   std::uint64_t job;
 };
+
+// The flood (flood.hpp): its source splits it into shares, one per sender
+// on the pool; each sender sends its reports to the dashboard in batches,
+// and the next batch once the dashboard has counted one (a credit).
+class flood_source;
+struct flood_credit : disposable {};
+struct flood_started : disposable {  // to the dashboard
+  explicit flood_started(std::uint64_t count) : total{count} {}
+  std::uint64_t total;  // reports to come
+};
+struct report : disposable {  // to the dashboard
+  report(std::uint64_t sample, tact::handle<flood_credit> batch_done)
+      : value{sample}, credit_to{batch_done} {}
+  std::uint64_t value;
+  tact::handle<flood_credit> credit_to;  // set on the last report of a batch
+};
+struct flood_share : disposable {  // the source to a sender
+  flood_share(std::uint64_t from, std::uint64_t count, flood_source& boss)
+      : first{from}, reports{count}, source{&boss} {}
+  std::uint64_t first, reports;  // the values first, first + 1, ...
+  flood_source* source;
+};
+struct flood_stop : disposable {};  // the source to a sender: send no more
+struct share_sent : disposable {};  // a sender to the source: all counted
 
 // The telemetry timer to the dashboard, 25 times a second: one message
 // object, delivered again and again, so it is not disposable.

@@ -1,6 +1,6 @@
 // The compute window: its widgets and their layout, nothing more. main
-// wires the sliders and buttons to the coordinator; the dashboard writes
-// to the rest.
+// wires the sliders and buttons to the coordinator and the flood's
+// source; the dashboard writes to the rest.
 #pragma once
 
 #include <utility>
@@ -29,9 +29,11 @@ struct compute_window {
              .chunks = new QLabel,
              .count = new QPushButton{"&Count"},
              .cancel = new QPushButton{"Ca&ncel"},
+             .flood = new QPushButton{"&Flood"},
              .progress = new QProgressBar,
              .result = new QLabel{"press Count"},
              .elapsed = new QLabel,
+             .flooded = new QLabel{"press Flood"},
              .plot = new rate_plot};
     shown.cancel->setEnabled(false);
     auto* form = new QFormLayout;
@@ -46,10 +48,12 @@ struct compute_window {
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(shown.count);
     buttons->addWidget(shown.cancel);
+    buttons->addWidget(shown.flood);
     form->addRow(buttons);
     form->addRow(shown.progress);
     form->addRow("result", shown.result);
     form->addRow("elapsed", shown.elapsed);
+    form->addRow("flood", shown.flooded);
     auto* telemetry = new QGroupBox{"Workers"};
     (new QVBoxLayout{telemetry})->addWidget(shown.plot);
     auto* layout = new QVBoxLayout{&window};
@@ -69,7 +73,8 @@ struct compute_window {
     QSaveFile out{path};  // appears whole or not at all
     if (!out.open(QIODevice::WriteOnly | QIODevice::Text)) return;
     QTextStream text{&out};
-    for (const auto& [name, button] : {std::pair{"count", shown.count}, {"cancel", shown.cancel}}) {
+    for (const auto& [name, button] :
+         {std::pair{"count", shown.count}, {"cancel", shown.cancel}, {"flood", shown.flood}}) {
       const QPoint centre = button->mapTo(&window, button->rect().center());
       text << name << ' ' << centre.x() << ' ' << centre.y() << '\n';
     }
