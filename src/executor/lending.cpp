@@ -78,8 +78,8 @@ sponsor_runner::drained sponsor_runner::drain(const run_budget& budget) {
   const std::uint64_t most = std::max<std::uint64_t>(budget.messages, 1);
   std::uint64_t ran = 0;
   for (;;) {
-    if (ran > 0 && (ran >= most || (budget.deadline &&
-                                    std::chrono::steady_clock::now() >= *budget.deadline))) {
+    if (ran > 0 && (ran >= most ||
+                    (budget.deadline && std::chrono::steady_clock::now() >= *budget.deadline))) {
       // Spent. Whether mail is left is settled under the queue's lock, as
       // when the queue runs dry: none, and a send after this sees us
       // registered.

@@ -103,8 +103,9 @@ bool runner::gulp_spent(std::uint64_t processed, gulp_clock& c) const noexcept {
   const auto spent = now - c.start;
   if (spent >= gulp_budget_) return true;
   const auto each = spent / (processed - 1);
-  const std::uint64_t fit =
-      each.count() > 0 ? static_cast<std::uint64_t>((gulp_budget_ - spent) / each) : ~std::uint64_t{0};
+  const std::uint64_t fit = each.count() > 0
+                                ? static_cast<std::uint64_t>((gulp_budget_ - spent) / each)
+                                : defaults::gulp_clock_every * 2;
   c.next = processed + std::clamp<std::uint64_t>(fit / 2, 1, defaults::gulp_clock_every);
   return false;
 }

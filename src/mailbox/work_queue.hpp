@@ -261,8 +261,8 @@ class work_queue {
   // Owned by whoever set being_processed_; between a pause() and the next
   // gulp, the lock guards what is left in it.
   copy_queue batch_;
-  std::uint32_t fresh_ = 0;     // see gulped_fresh()
-  bool mail_behind_ = false;    // see mail_behind()
+  std::uint32_t fresh_ = 0;   // see gulped_fresh()
+  bool mail_behind_ = false;  // see mail_behind()
 };
 
 // Parking: registers `w` as the waiter of the queue that ownership slot
