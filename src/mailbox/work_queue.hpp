@@ -84,7 +84,7 @@ class work_queue {
     if (carried_ != 0) {
       being_processed_.store(true, std::memory_order_relaxed);  // read under the lock
       carried_ = 0;
-      fresh_ = 0;
+      taken_back_ = true;
       mail_behind_ = !mailbox_.empty();
       pending_.store(mailbox_.size(), std::memory_order_relaxed);
       return gulp_result::taken;
@@ -92,14 +92,15 @@ class work_queue {
     if (mailbox_.empty()) return gulp_result::empty;
     being_processed_.store(true, std::memory_order_relaxed);  // read under the lock
     mailbox_.swap(batch_);
-    fresh_ = batch_.size();
+    taken_back_ = false;
     mail_behind_ = false;
     pending_.store(0, std::memory_order_relaxed);
     return gulp_result::taken;
   }
   // Envelopes the last gulp took from the mailbox (none when it took back
-  // a batch cut short): for the statistics. @pre as for batch().
-  std::uint32_t gulped_fresh() const noexcept { return fresh_; }
+  // a batch cut short): for the statistics. @pre as for batch(), before
+  // any of it has run.
+  std::uint32_t gulped_fresh() const noexcept { return taken_back_ ? 0 : batch_.size(); }
   // Whether the last gulp took back a batch cut short while the mailbox
   // held mail. That mail may include sends from this queue's own actors,
   // made by the batch before it was cut, so sends from them must not join
@@ -248,7 +249,7 @@ class work_queue {
  private:
   // Senders' line.
   spinlock lock_;
-  atomic<std::uint32_t> pending_{0};       // mailbox size, for looks_empty()
+  atomic<std::uint32_t> pending_{0};       // mailbox size + carried_, for looks_empty()
   sleeper* waiter_ = nullptr;              // guarded by lock_
   sleeper* holder_ = nullptr;              // guarded by lock_
   // Envelopes a batch cut short left in batch_ for the next gulp (see
@@ -261,7 +262,7 @@ class work_queue {
   // Owned by whoever set being_processed_; between a pause() and the next
   // gulp, the lock guards what is left in it.
   copy_queue batch_;
-  std::uint32_t fresh_ = 0;   // see gulped_fresh()
+  bool taken_back_ = false;   // the last gulp took back a batch cut short
   bool mail_behind_ = false;  // see mail_behind()
 };
 
