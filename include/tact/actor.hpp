@@ -5,6 +5,7 @@
 
 #include <tact/allocation.hpp>
 #include <tact/export.hpp>
+#include <tact/mailbox_bound.hpp>
 
 namespace tact {
 
@@ -65,6 +66,16 @@ class TACT_API actor {
   // True once a behaviour returned Delete, Destroy or Finished.
   bool finished() const noexcept;
 
+  // Bounds this actor's mailbox to `most` messages sent to it and not yet
+  // received (0: no bound), and says what a send finds when it is full:
+  // the sender waits for room, or the message is dropped (see
+  // docs/flow_control.md, which says who can wait and who cannot). Replaces
+  // the system's default (system_config::mailbox_bound). Poison pills and
+  // timers' firings are never held back. Call it before anything is sent
+  // to the actor, in its constructor say: std::logic_error if something
+  // has been.
+  void bound_mailbox(std::uint32_t most, overflow when_full = overflow::wait);
+
  private:
   friend struct detail::actor_access;
   detail::executor* executor_;
@@ -82,6 +93,8 @@ class TACT_API actor {
   // Made on first use by whatever must outlive the actor yet reach it while
   // it runs (a timer): see detail::anchor_of.
   std::atomic<detail::anchor*> anchor_{nullptr};
+  // Null unless the mailbox is bounded.
+  std::atomic<detail::mailbox_gauge*> gauge_{nullptr};
 };
 
 }  // namespace tact

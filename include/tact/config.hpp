@@ -46,6 +46,12 @@ struct system_config {
   // messages); 0: the whole gulp, however long (see docs/fairness.md).
   std::chrono::nanoseconds gulp_budget = defaults::gulp_budget;
 
+  // The mailbox bound of every classic actor made in this system, in
+  // messages sent to it and not yet received; 0: none. Senders wait for
+  // room (overflow::wait); an actor may set its own (actor::bound_mailbox).
+  // See docs/flow_control.md.
+  std::uint32_t mailbox_bound = 0;
+
   // Idle sweeps spun, then yielded, before a worker parks.
   std::uint32_t idle_spins = defaults::idle_spins;
   std::uint32_t idle_yields = defaults::idle_yields;

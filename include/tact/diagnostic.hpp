@@ -21,6 +21,7 @@ enum class diagnostic_kind {
   unmatched_message,                     // a transactional message no handler took (checks)
   sponsor_left_actors,                   // a sponsor destroyed before its actors finished
   out_of_memory,                         // no memory where the engine cannot fail: retried
+  mailbox_full,                          // messages dropped by a full mailbox (overflow::drop)
 };
 
 struct diagnostic {

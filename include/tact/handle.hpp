@@ -129,7 +129,8 @@ struct detail::handle_access {
     actor& a = checked(receiver);
     if constexpr (build::checks) message_access::mark_sent(msg);
     as& sent = msg;
-    if (!post_to(a, receiver.target_, std::addressof(sent), receiver.runs_[Slot])) [[unlikely]] {
+    if (post_message(a, receiver.target_, sent, receiver.runs_[Slot]) == posted::finished)
+        [[unlikely]] {
       dispose(sent);
       report_send_to_finished(a, actor_type(a), typeid(as));
     }

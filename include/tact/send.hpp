@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <concepts>
 #include <exception>
 #include <memory>
@@ -69,8 +70,11 @@ void deliver(void* target, void* msg) noexcept {
     if (const std::uint32_t running = actor_access::enter(a); running != 0) [[unlikely]]
       report_overlap(typeid(A), typeid(M), running);
   }
+  if (mailbox_gauge* g = actor_access::gauge_of(a)) [[unlikely]]
+    note_received(*g);
   // The message is read here and not after the receive (see begin_delivery).
-  begin_delivery(m);
+  delivery_record d;
+  begin_delivery(d, m, a);
   allocation outcome = allocation::Nodelete;
   try {
     outcome = a.receive(m);
@@ -80,7 +84,10 @@ void deliver(void* target, void* msg) noexcept {
       m.behaviour_failed(std::current_exception());
     report_exception(a, typeid(A), typeid(M));
   }
-  const allocation how = delivery_allocation();
+  const allocation how = delivery_allocation(d);
+  // Cleared, not restored: whoever runs envelopes from inside a behaviour
+  // keeps that behaviour's word (behaviour_local_kept).
+  behaviour_local = 0;
   // Before the allocation actions, which may free the actor.
   if constexpr (build::checks) actor_access::leave(a);
   dispose(m, how);
@@ -162,30 +169,115 @@ bool post_to(A& receiver, void* msg, run_fn run) {
   return post_to(receiver, std::addressof(receiver), msg, run);
 }
 
-}  // namespace detail
+// What became of a message send (post_message).
+enum class posted : std::uint8_t {
+  queued,
+  finished,  // the receiver has finished: the caller disposes and reports
+  dropped,   // its full mailbox dropped it (overflow::drop): counted, reported
+};
+// How a send meets a full mailbox: it waits for room if it can (or is
+// dropped, as the bound says), or its caller made room already
+// (try_send, send_within).
+enum class admission : std::uint8_t { make_room, admitted };
 
-// Sends `msg` to `receiver`: safe from any thread, inside or outside a
-// behaviour. Never blocks on the receiver, allocates nothing once the
-// receiver's queue has grown to its working size, and returns the receiver
-// so sends cascade. The message is not copied: it must stay alive until its
-// receiver is done with it (see message). Compiles only if the receiver
-// accepts M.
+// post_to for a message (not a pill, not a timer): a bounded receiver
+// counts it, and a full one makes the sender wait or drops it first.
+inline posted post_message(actor& receiver, void* target, message& msg, run_fn run,
+                           admission how = admission::make_room) {
+  mailbox_gauge* const g = actor_access::gauge_of(receiver);
+  if (g == nullptr) [[likely]]
+    return post_to(receiver, target, std::addressof(msg), run) ? posted::queued
+                                                               : posted::finished;
+  if (how == admission::make_room && g->full() && !make_room(receiver, *g)) {
+    dispose(msg);
+    return posted::dropped;
+  }
+  // Counted before the post, which happens before the receiver takes the
+  // message (the queue's lock, or the batch in hand): a receiver that
+  // reads `sent` after receiving it sees this increment, so the mailbox
+  // never seems to hold fewer than nothing. Relaxed: nothing else is
+  // published with it.
+  g->sent.fetch_add(1, std::memory_order_relaxed);
+  bool queued = false;
+  try {
+    queued = post_to(receiver, target, std::addressof(msg), run);
+  } catch (...) {
+    g->sent.fetch_sub(1, std::memory_order_relaxed);
+    throw;
+  }
+  if (!queued) g->sent.fetch_sub(1, std::memory_order_relaxed);
+  return queued ? posted::queued : posted::finished;
+}
+
 template <class A, class M>
-requires std::derived_from<A, actor> && std::derived_from<std::remove_cvref_t<M>, message> A& send(
-    A& receiver, M&& msg) {
+void send_checked(A& receiver, M& msg, admission how) {
+  (void)dropped_unrun_known<A, M>;
+  if constexpr (build::checks) message_access::mark_sent(msg);
+  if (post_message(receiver, std::addressof(receiver), msg, &deliver<A, M>, how) ==
+      posted::finished) [[unlikely]] {
+    dispose(msg);  // a dead letter still gets its allocation action
+    report_send_to_finished(receiver, typeid(A), typeid(M));
+  }
+}
+
+template <class A, class M>
+consteval void check_send() {
   using message_type = std::remove_reference_t<M>;
-  detail::check_sent_by_reference<M>();
+  check_sent_by_reference<M>();
   static_assert(receives<A, message_type>,
                 "tact: the receiving actor declares no `tact::allocation receive(M&)` for this "
                 "message type");
-  (void)detail::dropped_unrun_known<A, message_type>;
-  if constexpr (build::checks) detail::message_access::mark_sent(msg);
-  if (!detail::post_to(receiver, std::addressof(msg), &detail::deliver<A, message_type>))
-      [[unlikely]] {
-    detail::dispose(msg);  // a dead letter still gets its allocation action
-    detail::report_send_to_finished(receiver, typeid(A), typeid(message_type));
-  }
+}
+
+}  // namespace detail
+
+// Sends `msg` to `receiver`: safe from any thread, inside or outside a
+// behaviour. Allocates nothing once the receiver's queue has grown to its
+// working size, and returns the receiver so sends cascade. The message is
+// not copied: it must stay alive until its receiver is done with it (see
+// message). Compiles only if the receiver accepts M.
+//
+// Never blocks, unless the receiver's mailbox is bounded and full: then a
+// behaviour waits for room, suspended without holding its worker, and a
+// thread outside the actor world goes on (see docs/flow_control.md;
+// try_send and send_within are for threads that want to be held back).
+template <class A, class M>
+requires std::derived_from<A, actor> && std::derived_from<std::remove_cvref_t<M>, message> A& send(
+    A& receiver, M&& msg) {
+  detail::check_send<A, M>();
+  detail::send_checked(receiver, msg, detail::admission::make_room);
   return receiver;
+}
+
+// Sends `msg` unless the receiver's mailbox is bounded and full; returns
+// whether it sent. Never waits. A message not sent is still the caller's.
+template <class A, class M>
+requires std::derived_from<A, actor> && std::derived_from<std::remove_cvref_t<M>, message>
+bool try_send(A& receiver, M&& msg) {
+  detail::check_send<A, M>();
+  if (const detail::mailbox_gauge* g = detail::actor_access::gauge_of(receiver);
+      g != nullptr && g->full())
+    return false;
+  detail::send_checked(receiver, msg, detail::admission::admitted);
+  return true;
+}
+
+// Sends `msg`, waiting up to `patience` for room if the receiver's mailbox
+// is bounded and full; returns whether it sent. A behaviour waits
+// suspended, without holding its worker; any other thread sleeps. A
+// message not sent is still the caller's.
+template <class A, class M, class Rep, class Period>
+requires std::derived_from<A, actor> && std::derived_from<std::remove_cvref_t<M>, message>
+bool send_within(A& receiver, M&& msg, std::chrono::duration<Rep, Period> patience) {
+  detail::check_send<A, M>();
+  if (detail::mailbox_gauge* g = detail::actor_access::gauge_of(receiver);
+      g != nullptr && g->full() &&
+      !detail::wait_for_room(receiver, *g,
+                             std::chrono::steady_clock::now() +
+                                 std::chrono::ceil<std::chrono::steady_clock::duration>(patience)))
+    return false;
+  detail::send_checked(receiver, msg, detail::admission::admitted);
+  return true;
 }
 
 // Sends a poison pill (see delete_msg, destroy_msg, finished_msg).

@@ -52,6 +52,14 @@ struct worker_stats {
   // actor's message left in place (see docs/concepts.md, "When something
   // goes wrong"). Nothing was lost. In totals only.
   std::uint64_t memory_waits = 0;
+  // Sends to a classic actor whose mailbox was full (see
+  // docs/flow_control.md): the sender waited for room; the send went
+  // through without waiting (the sender could not wait, or must not); the
+  // message was dropped by an overflow::drop bound (also
+  // messages_rejected).
+  std::uint64_t sends_waited = 0;
+  std::uint64_t sends_over_bound = 0;
+  std::uint64_t sends_dropped = 0;
   // Transactional actors.
   std::uint64_t tx_dispatches = 0;       // transactional envelopes run (a forward to a home queue runs twice)
   std::uint64_t tx_commits = 0;          // handlers that committed
@@ -89,7 +97,9 @@ inline constexpr std::array worker_stats_counters{
     &worker_stats::messages_rejected,  &worker_stats::messages_discarded,
     &worker_stats::suspensions,        &worker_stats::resumptions,
     &worker_stats::fibers_made,        &worker_stats::batches_given_back,
-    &worker_stats::memory_waits,       &worker_stats::tx_dispatches,
+    &worker_stats::memory_waits,       &worker_stats::sends_waited,
+    &worker_stats::sends_over_bound,   &worker_stats::sends_dropped,
+    &worker_stats::tx_dispatches,
     &worker_stats::tx_commits,         &worker_stats::tx_becomes,
     &worker_stats::tx_collisions,      &worker_stats::tx_retries,
     &worker_stats::tx_serializations,  &worker_stats::tx_rollbacks,

@@ -9,6 +9,7 @@
 #include <tact/detail/classic_hooks.hpp>
 
 #include "classic/anchor.hpp"
+#include "executor/room.hpp"
 #include "executor/seam.hpp"
 
 namespace tact {
@@ -21,14 +22,48 @@ detail::executor& ambient_or_throw() {
       "first, or create the actor with system.spawn<T>(...)"};
 }
 
+// A new actor's queue, counted alive, and the system's default bound in
+// `gauge`, if it has one: made first, so that a failure leaves nothing to
+// undo.
+std::uint32_t join(detail::executor& ex, std::atomic<detail::mailbox_gauge*>& gauge) {
+  const std::uint32_t most = detail::config_of(ex).mailbox_bound;
+  detail::mailbox_gauge* const g = most == 0 ? nullptr : detail::make_gauge(most, overflow::wait);
+  try {
+    const std::uint32_t queue = detail::admit(ex);
+    gauge.store(g, std::memory_order_relaxed);
+    return queue;
+  } catch (...) {
+    detail::free_gauge(g);
+    throw;
+  }
+}
+
 }  // namespace
 
-actor::actor() : executor_{&ambient_or_throw()}, queue_{detail::admit(*executor_)} {}
+actor::actor() : executor_{&ambient_or_throw()} {
+  queue_.store(join(*executor_, gauge_), std::memory_order_relaxed);
+}
 
-actor::actor(actor_system& system)
-    : executor_{system.executor_.get()}, queue_{detail::admit(*executor_)} {}
+actor::actor(actor_system& system) : executor_{system.executor_.get()} {
+  queue_.store(join(*executor_, gauge_), std::memory_order_relaxed);
+}
+
+void actor::bound_mailbox(std::uint32_t most, overflow when_full) {
+  detail::mailbox_gauge* const old = gauge_.load(std::memory_order_relaxed);
+  bool sent = old != nullptr && old->sent.load(std::memory_order_relaxed) != 0;
+  if constexpr (build::checks) sent = sent || in_flight_.load(std::memory_order_seq_cst) != 0;
+  if (sent)
+    throw std::logic_error{
+        "tact: bound_mailbox called after messages were sent to the actor; bound it before it "
+        "is shared (in its constructor)"};
+  detail::mailbox_gauge* const made = most == 0 ? nullptr : detail::make_gauge(most, when_full);
+  // Release: a sender that loads the new gauge sees it whole.
+  gauge_.store(made, std::memory_order_release);
+  detail::free_gauge(old);
+}
 
 actor::~actor() {
+  detail::free_gauge(gauge_.load(std::memory_order_relaxed));
   detail::drop_anchor(*this);
   if constexpr (build::checks) {
     if (const std::uint32_t queued = in_flight_.load(std::memory_order_seq_cst); queued > 0)

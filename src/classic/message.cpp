@@ -15,8 +15,9 @@ namespace tact {
 void message::set_allocation(allocation a) noexcept {
   allocation_ = a;
   const auto me = reinterpret_cast<std::uintptr_t>(this);
-  if ((detail::behaviour_local & ~detail::allocation_bits) == me)
-    detail::behaviour_local = me | static_cast<std::uintptr_t>(a);
+  auto* d = reinterpret_cast<detail::delivery_record*>(detail::behaviour_local);
+  if (d != nullptr && (d->message & ~detail::allocation_bits) == me)
+    d->message = me | static_cast<std::uintptr_t>(a);
 }
 
 message::~message() {

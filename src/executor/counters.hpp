@@ -31,6 +31,9 @@ struct worker_counters {
   counter resumptions;
   counter fibers_made;
   counter batches_given_back;
+  counter sends_waited;
+  counter sends_over_bound;
+  counter sends_dropped;
 
   worker_stats snapshot() const noexcept {
     return {.actors_created = actors_created.get(),
@@ -54,7 +57,10 @@ struct worker_counters {
             .suspensions = suspensions.get(),
             .resumptions = resumptions.get(),
             .fibers_made = fibers_made.get(),
-            .batches_given_back = batches_given_back.get()};
+            .batches_given_back = batches_given_back.get(),
+            .sends_waited = sends_waited.get(),
+            .sends_over_bound = sends_over_bound.get(),
+            .sends_dropped = sends_dropped.get()};
   }
 };
 

@@ -309,7 +309,8 @@ void executor::discard_late(std::uint32_t queue) noexcept {
 void executor::count(tally what) noexcept {
   static constexpr counter worker_counters::*fields[tally_count] = {
       &worker_counters::actors_finished, &worker_counters::dead_letters,
-      &worker_counters::messages_rejected};
+      &worker_counters::messages_rejected, &worker_counters::sends_waited,
+      &worker_counters::sends_over_bound,  &worker_counters::sends_dropped};
   if (runner* self = this_runner())
     (self->counters.*fields[static_cast<std::size_t>(what)]).add();
   else
@@ -413,6 +414,9 @@ system_stats executor::stats() const {
   s.total.actors_finished += foreign_.of(tally::actor_finished);
   s.total.dead_letters += foreign_.of(tally::dead_letter);
   s.total.messages_rejected += foreign_.of(tally::rejected);
+  s.total.sends_waited += foreign_.of(tally::sends_waited);
+  s.total.sends_over_bound += foreign_.of(tally::over_bound);
+  s.total.sends_dropped += foreign_.of(tally::dropped_full);
   s.total.messages_discarded += foreign_.discarded.load(std::memory_order_relaxed);
   s.total.memory_waits += foreign_.memory_waits.load(std::memory_order_relaxed);
   return s;

@@ -33,8 +33,11 @@ enum class tally : std::uint8_t {
   actor_finished,  // actors_finished
   dead_letter,     // dead_letters
   rejected,        // messages_rejected
+  sends_waited,    // sends_waited
+  over_bound,      // sends_over_bound
+  dropped_full,    // sends_dropped
 };
-inline constexpr std::size_t tally_count = 3;
+inline constexpr std::size_t tally_count = 6;
 
 // ---- the executor; any thread ----
 

@@ -17,6 +17,7 @@
 #include <tact/tx/rollback.hpp>
 #include <tact/tx/transaction.hpp>
 
+#include "executor/room.hpp"
 #include "executor/seam.hpp"
 #include "support/type_name.hpp"
 #include "transactional/behaviour_slot.hpp"
@@ -77,6 +78,9 @@ struct transaction {
   message** last = &first;
   bool borrowed = false;           // a staged send holds the handled message's reference
   message* dropped = nullptr;      // sends a stopping system refused, freed after the commit
+  // A bounded receiver the commit found full, retained: the actor waits
+  // for room in it once the commit is over (see wait_after_commit).
+  cell* full = nullptr;
   behaviour_base* next = nullptr;  // staged become
   std::vector<std::function<void()>> actions{};  // staged on_commit
   // Where a parallel actor's actions will wait for their turn: made with
@@ -192,12 +196,16 @@ void refuse(executor& ex) noexcept {
     return post_outcome::refused;
   }
   runner* self = running != nullptr && &running->owner() == &ex ? running : nullptr;
+  // A bounded receiver counts the message before it can run it.
+  if (to.gauge != nullptr) [[unlikely]]
+    to.gauge->sent.fetch_add(1, std::memory_order_relaxed);
   try {
     std::optional<runner::appends_held> hold;
     if (parallel && self != nullptr && to.serialized.load(std::memory_order_relaxed))
       hold.emplace(*self);
     detail::post(ex, self, place(ex, self, to, first), &to, m, &deliver);
   } catch (const std::bad_alloc&) {
+    if (to.gauge != nullptr) to.gauge->sent.fetch_sub(1, std::memory_order_relaxed);
     return post_outcome::no_memory;
   }
   return post_outcome::queued;
@@ -249,6 +257,12 @@ void commit_sends(transaction& tx, runner& w, message& handled) noexcept {
   const bool parallel = !tx.actor->exclusive;
   for (message* m = std::exchange(tx.first, nullptr); m != nullptr; first = false) {
     message* next = std::exchange(message_access::next(*m), nullptr);
+    if (cell* to = message_access::target(*m).cell();
+        to->gauge != nullptr && tx.full == nullptr && to != tx.actor && to->gauge->full())
+        [[unlikely]] {
+      retain(to);
+      tx.full = to;
+    }
     if (!post(m, &w, first, parallel)) [[unlikely]] {
       message_access::next(*m) = tx.dropped;
       tx.dropped = m;
@@ -422,6 +436,34 @@ void tell_unmatched(const message& m) noexcept {
   }
 }
 
+// A commit sent to a bounded receiver that was full (`full`, retained):
+// the actor waits, muted, until that mailbox is down to half its bound
+// (docs/flow_control.md). It is suspended on its worker as an ask inside a
+// behaviour is, its later messages on this queue held back meanwhile,
+// unless its runner cannot suspend it (a sponsor's), it must not wait (its
+// own mailbox is full: see executor/room.hpp) or there is no memory to
+// wait with; then it goes on, counted.
+void wait_for_room_after(executor& ex, runner& w, const cell& c, cell* full) noexcept {
+  const room_wait why{c.gauge, nullptr, nullptr, &stopping_flag(ex)};
+  bool waited = false;
+  if (w.can_suspend() && !must_go_on(why)) {
+    try {
+      suspend_for_room(w, static_cast<bounded_gauge&>(*full->gauge), why);
+      waited = true;
+    } catch (...) {
+    }
+  }
+  count(ex, waited ? tally::sends_waited : tally::over_bound);
+  release(full);
+}
+
+// After a commit: waits if it found a bounded receiver full (the rare case
+// out of line).
+inline void wait_after_commit(executor& ex, runner& w, const cell& c, transaction& tx) noexcept {
+  if (tx.full != nullptr) [[unlikely]]
+    wait_for_room_after(ex, w, c, std::exchange(tx.full, nullptr));
+}
+
 // Sends m on to the home queue of c, serialized by collisions since m was
 // queued elsewhere. False if that queue cannot grow: m then runs here, as
 // a message that missed the flag may (the compare-and-swap keeps its
@@ -472,6 +514,10 @@ void deliver(void* target, void* msg) noexcept {
   if (c.serialized.load(std::memory_order_relaxed) && w.current_queue() != c.home &&
       forward_home(ex, w, c, m))
     return;
+  // A bounded actor is serialized from its creation: its messages run here,
+  // one at a time.
+  if (c.gauge != nullptr) [[unlikely]]
+    note_received(*c.gauge);
   // Before the slot is read. Pinned already earlier in this batch: catches
   // up with the epoch, since we hold no behaviour between dispatches.
   w.pin();
@@ -507,7 +553,9 @@ void deliver(void* target, void* msg) noexcept {
         run_each_action(ex, tx.actions);
         break;
       }
-      return commit_in_order(c, tx, *m, running, nullptr);
+      commit_in_order(c, tx, *m, running, nullptr);
+      wait_after_commit(ex, w, c, tx);
+      return;
     }
     if (c.exclusive) {
       commit_exclusive(ex, c, tx, w, counted, *m, running);
@@ -525,7 +573,9 @@ void deliver(void* target, void* msg) noexcept {
         w.retire(running);
         break;
       }
-      return commit_in_order(c, tx, *m, running, std::exchange(tx.next, nullptr));
+      commit_in_order(c, tx, *m, running, std::exchange(tx.next, nullptr));
+      wait_after_commit(ex, w, c, tx);
+      return;
     }
     tx.discard();
     counted.collisions.add();
@@ -539,11 +589,13 @@ void deliver(void* target, void* msg) noexcept {
   }
   message_access::destroy(m);
   free_dropped(tx);
+  wait_after_commit(ex, w, c, tx);
 }
 
 void destroy(cell* c) noexcept {
   domain* const d = c->dom;
   behaviour_in(c->slot.load(std::memory_order_relaxed))->release();
+  free_gauge(c->gauge);
   delete c;
   if constexpr (build::checks) domain::let_go(d);
 }
@@ -562,6 +614,9 @@ void send(message* m, cell* to) {
   }
   retain(to);
   message_access::address(*m, to);
+  // An immediate send (a thread's, an on_commit action's) never waits.
+  if (to->gauge != nullptr && to->gauge->full()) [[unlikely]]
+    count(to->dom->ex(), tally::over_bound);
   if (!post(m, this_runner(to->dom->ex()), false, false, true)) message_access::destroy(m);
 }
 
@@ -585,7 +640,7 @@ void become(behaviour_base* b) {
   current->next = b;
 }
 
-cell* create(behaviour_base* b, bool serialized, actor_system* system) {
+cell* create(behaviour_base* b, bool serialized, actor_system* system, std::uint32_t bound) {
   if (b == nullptr)
     throw std::invalid_argument{"tact: tx::create or tx::spawn with a moved-from behaviour"};
   domain* d = nullptr;
@@ -601,7 +656,9 @@ cell* create(behaviour_base* b, bool serialized, actor_system* system) {
   cell* c = nullptr;
   try {
     c = new cell;
+    if (bound != 0) c->gauge = make_gauge(bound, overflow::wait);
   } catch (...) {
+    delete c;
     b->release();  // ours since the call: a create that throws leaves nothing behind
     throw;
   }
@@ -610,7 +667,7 @@ cell* create(behaviour_base* b, bool serialized, actor_system* system) {
   // Created for a sponsor (see sponsor::spawn): serialized on its queue.
   const std::uint32_t sponsored = queue_in_scope(d->ex());
   c->home = sponsored != runner::no_queue ? sponsored : home_queue(d->ex());
-  c->exclusive = serialized || sponsored != runner::no_queue;
+  c->exclusive = serialized || bound != 0 || sponsored != runner::no_queue;
   c->serialized.store(c->exclusive, std::memory_order_relaxed);
   c->slot.store(reinterpret_cast<std::uintptr_t>(b), std::memory_order_relaxed);
   return c;
@@ -675,6 +732,8 @@ void report_skipped_tick(const cell* to, std::exception_ptr error) noexcept {
 void run_here(message* m, cell* to) noexcept {
   retain(to);
   message_access::address(*m, to);
+  // Counted as sent, since deliver() counts it received.
+  if (to->gauge != nullptr) to->gauge->sent.fetch_add(1, std::memory_order_relaxed);
   deliver(to, m);
 }
 

@@ -118,7 +118,7 @@ class diagnostic_tally {
 
  private:
   std::array<std::atomic<std::uint64_t>,
-             static_cast<std::size_t>(diagnostic_kind::out_of_memory) + 1>
+             static_cast<std::size_t>(diagnostic_kind::mailbox_full) + 1>
       counts_{};
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <typeinfo>
@@ -38,6 +39,10 @@ struct actor_access {
     return a.deferred_.exchange(allocation::Nodelete, std::memory_order_acq_rel);
   }
   static std::atomic<anchor*>& anchor_slot(actor& a) noexcept { return a.anchor_; }
+  // Acquire: a gauge set before the actor was shared is seen whole.
+  static mailbox_gauge* gauge_of(const actor& a) noexcept {
+    return a.gauge_.load(std::memory_order_acquire);
+  }
   static bool land_one(actor& a) noexcept {
     return a.in_flight_.fetch_sub(1, std::memory_order_seq_cst) == 1;
   }
@@ -51,24 +56,39 @@ struct actor_access {
   static void leave(actor& a) noexcept { a.in_receive_.fetch_sub(1, std::memory_order_relaxed); }
 };
 
-// The classic delivery in progress on this thread, in behaviour_local: its
-// message's address and, in the low bits the message's alignment leaves
-// free, what the engine does with it once its receive returns. Read before
-// the receive, updated by message::set_allocation from the receive, so
-// that the engine never reads the message after the receive, when it may
-// be its sender's again. Only the running behaviour calls set_allocation
-// on the message it received, and the running behaviour's delivery is
-// always the one in behaviour_local.
+// The classic delivery in progress on this thread, on the delivery's
+// stack, found through behaviour_local: its message's address and, in the
+// low bits the message's alignment leaves free, what the engine does with
+// it once its receive returns; and its actor, the sender of what the
+// behaviour sends. The allocation is read before the receive, updated by
+// message::set_allocation from the receive, so that the engine never
+// reads the message after the receive, when it may be its sender's again.
+// Only the running behaviour calls set_allocation on the message it
+// received, and the running behaviour's delivery is always the one in
+// behaviour_local; a delivery clears the word when it ends, so it never
+// names a finished one.
 inline constexpr std::uintptr_t allocation_bits = 3;
 static_assert(alignof(message) > allocation_bits &&
               std::uint8_t(allocation::Finished) <= allocation_bits);
 
-inline void begin_delivery(const message& m) noexcept {
-  behaviour_local =
+struct delivery_record {
+  std::uintptr_t message;  // address | allocation
+  actor* receiver;
+};
+
+inline void begin_delivery(delivery_record& d, const message& m, actor& a) noexcept {
+  d.message =
       reinterpret_cast<std::uintptr_t>(&m) | static_cast<std::uintptr_t>(m.get_allocation());
+  d.receiver = &a;
+  behaviour_local = reinterpret_cast<std::uintptr_t>(&d);
 }
-inline allocation delivery_allocation() noexcept {
-  return static_cast<allocation>(behaviour_local & allocation_bits);
+inline allocation delivery_allocation(const delivery_record& d) noexcept {
+  return static_cast<allocation>(d.message & allocation_bits);
+}
+// The actor whose behaviour runs on this thread, or nullptr.
+inline actor* running_actor() noexcept {
+  const auto* d = reinterpret_cast<const delivery_record*>(behaviour_local);
+  return d != nullptr ? d->receiver : nullptr;
 }
 
 struct message_access {
@@ -99,6 +119,16 @@ TACT_API bool open(const anchor* h) noexcept;
 // Throws std::bad_alloc if the queue cannot grow; then nothing was posted
 // (or counted).
 TACT_API void post(executor& ex, std::uint32_t queue, void* target, void* message, run_fn run);
+
+// A send to a bounded actor whose mailbox is full (mailbox_bound.cpp).
+// make_room: a send's; the sender waits for room if it can and must
+// (see docs/flow_control.md); false if the message is to be dropped
+// (counted and reported here). wait_for_room: send_within's; false if
+// there was no room by `deadline`. Both throw std::bad_alloc before they
+// wait, if they cannot.
+TACT_API bool make_room(actor& receiver, mailbox_gauge& g);
+TACT_API bool wait_for_room(actor& receiver, mailbox_gauge& g,
+                            std::chrono::steady_clock::time_point deadline);
 
 // Deletes or destroys a delivered message whose allocation says so.
 TACT_API void dispose_message(message& m, allocation how) noexcept;

@@ -22,6 +22,10 @@ class message;
 }  // namespace tact
 
 // What the transactional templates need from the library. Not for users.
+namespace tact::detail {
+struct mailbox_gauge;
+}
+
 namespace tact::detail::tx {
 
 class domain;  // a system's transactional side (src/transactional/domain.hpp)
@@ -113,6 +117,8 @@ struct cell {
   // A parallel actor's on_commit actions waiting for their turn, and who
   // runs them (see src/transactional/ordered_actions.hpp).
   atomic<std::uintptr_t> actions{0};
+  // Set at creation for a bounded actor (created serialized), freed with it.
+  mailbox_gauge* gauge = nullptr;
 };
 
 inline void retain(cell* c) noexcept { c->refs.fetch_add(1, std::memory_order_relaxed); }
@@ -136,8 +142,10 @@ TACT_API void note_request(::tact::tx::message& m) noexcept;
 TACT_API void become(behaviour_base* b);
 // A new actor running b (takes a reference to it, released if this throws),
 // joined to `system`, or with none to the running handler's system
-// (std::logic_error outside one).
-TACT_API cell* create(behaviour_base* b, bool serialized, actor_system* system);
+// (std::logic_error outside one). `bound`: its mailbox bound, 0 for none;
+// a bounded actor is serialized.
+TACT_API cell* create(behaviour_base* b, bool serialized, actor_system* system,
+                      std::uint32_t bound = 0);
 // Stage an action; std::logic_error outside a handler.
 TACT_API void on_commit(std::function<void()> action);
 // The running handler's actor, or nullptr outside a handler.

@@ -80,6 +80,21 @@ inline actor_ref spawn(actor_system& system, behaviour initial, mode m = mode::p
       detail::tx::create(std::move(initial).release(), m == mode::serialized, &system));
 }
 
+// A bound on a transactional actor's mailbox: messages sent to it and not
+// yet begun (see docs/flow_control.md); 0: none.
+struct bounded {
+  std::uint32_t most;
+};
+
+// A new serialized actor in `system` whose mailbox is bounded: a handler
+// whose commit sends to it while it is full commits all the same, and its
+// own actor then waits, muted (its next messages wait too), until the
+// mailbox is down to half the bound. From any thread.
+inline actor_ref spawn(actor_system& system, behaviour initial, bounded bound) {
+  return actor_ref::adopt(
+      detail::tx::create(std::move(initial).release(), true, &system, bound.most));
+}
+
 // Only inside a handler: runs `action` if and when the handler commits,
 // after its sends are queued; dropped on rollback or on a lost become race.
 // The actions of one actor run one commit at a time, in its commit order,

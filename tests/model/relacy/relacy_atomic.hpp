@@ -184,6 +184,16 @@ class atomic {
     return a_.fetch_sub(value, model::relacy_order(order, op::read_modify_write, at),
                         model::info(at));
   }
+  T fetch_or(T value, std::memory_order order = std::memory_order_seq_cst,
+             location at = location::current()) noexcept {
+    return a_.fetch_or(value, model::relacy_order(order, op::read_modify_write, at),
+                       model::info(at));
+  }
+  T fetch_and(T value, std::memory_order order = std::memory_order_seq_cst,
+              location at = location::current()) noexcept {
+    return a_.fetch_and(value, model::relacy_order(order, op::read_modify_write, at),
+                        model::info(at));
+  }
 
   // Sleeps while the value is `old`, until notified. wait_timed, as a
   // futex wait with a timeout, may also return at any time.
