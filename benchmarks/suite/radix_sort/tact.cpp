@@ -19,6 +19,10 @@
 //                CAF locality study uses 400,000.
 //   --max_value  exclusive bound of the values, a power of two (2^60 /
 //                2^60), as in both: 60 stages.
+//   --bound      system_config::mailbox_bound for every actor; 0, the
+//                default: none. With one, the source and the stages wait
+//                for room in the next stage instead of flooding it
+//                (docs/flow_control.md, "Measured").
 //
 // Each value is one message object that travels the whole pipeline (tact
 // never copies a message, and a stage holds a value back by its address),
@@ -132,7 +136,10 @@ int main(int argc, char** argv) {
   const suite::radix_sort::params p = suite::radix_sort::read(o);
   const auto n = static_cast<std::size_t>(p.values);
 
-  tact::actor_system system{{.workers = o.threads()}};
+  const auto bound = o.param("bound", 0, 0);
+  suite::check(bound >= 0 && bound <= 0xffffffff, "--bound must be a 32-bit count");
+  tact::actor_system system{
+      {.workers = o.threads(), .mailbox_bound = static_cast<std::uint32_t>(bound)}};
   std::unique_ptr<validator> end;
   std::vector<std::unique_ptr<sort_stage>> stages;  // highest bit first
   std::unique_ptr<source> feed;
