@@ -43,6 +43,12 @@ inline constexpr std::uint32_t local_batch = 256;
 inline constexpr std::chrono::microseconds gulp_budget{100};
 inline constexpr std::uint32_t gulp_clock_every = 64;
 
+// Queues a worker claimed (sent to while nobody processed them, see
+// docs/design.md, "Claims") that it runs in a row before it looks at its
+// own queues again: a conversation that stays on one worker gives the
+// worker's other queues a turn at least this often.
+inline constexpr std::uint32_t claims_drained = 16;
+
 // Empty sweeps over its queues a worker spins (with a pause instruction)
 // and then yields, before it parks until a send wakes it.
 inline constexpr std::uint32_t idle_spins = 2000;

@@ -47,6 +47,10 @@ struct worker_stats {
   // sponsor's run budget, or by a helping asker once answered or out of
   // time (see docs/ask.md, "The helping asker").
   std::uint64_t batches_given_back = 0;
+  // Queues a worker claimed: a send from its batch found the receiver's
+  // queue idle, and the worker ran that queue next itself instead of
+  // waking its owner (see docs/design.md, "Claims"). Each is also a gulp.
+  std::uint64_t claims = 0;
   // Work that found no memory where the engine cannot fail, and waited
   // for it: a commit's send kept, a timer's firing put back, a waiting
   // actor's message left in place (see docs/concepts.md, "When something
@@ -97,6 +101,7 @@ inline constexpr std::array worker_stats_counters{
     &worker_stats::messages_rejected,  &worker_stats::messages_discarded,
     &worker_stats::suspensions,        &worker_stats::resumptions,
     &worker_stats::fibers_made,        &worker_stats::batches_given_back,
+    &worker_stats::claims,
     &worker_stats::memory_waits,       &worker_stats::sends_waited,
     &worker_stats::sends_over_bound,   &worker_stats::sends_dropped,
     &worker_stats::tx_dispatches,

@@ -31,6 +31,7 @@ struct worker_counters {
   counter resumptions;
   counter fibers_made;
   counter batches_given_back;
+  counter claims;
   counter sends_waited;
   counter sends_over_bound;
   counter sends_dropped;
@@ -58,6 +59,7 @@ struct worker_counters {
             .resumptions = resumptions.get(),
             .fibers_made = fibers_made.get(),
             .batches_given_back = batches_given_back.get(),
+            .claims = claims.get(),
             .sends_waited = sends_waited.get(),
             .sends_over_bound = sends_over_bound.get(),
             .sends_dropped = sends_dropped.get()};

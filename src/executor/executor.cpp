@@ -269,6 +269,12 @@ std::uint32_t executor::new_home() noexcept {
 void executor::post_to_mailbox(runner* self, std::uint32_t queue, void* target, void* message,
                                run_fn run) {
   // Counted once queued: a post whose queue cannot grow throws, unsent.
+  // A sponsor's queue (beyond queue_count_) is run by its sponsor only.
+  if (self != nullptr && queue < queue_count_ &&
+      self->post_claimed(queues_[queue], queue, target, message, run)) {
+    self->counters.messages_sent.add();
+    return;
+  }
   const work_queue::sleepers woken = queues_[queue].post(envelope{target, message, run});
   if (self != nullptr) {
     self->counters.messages_sent.add();

@@ -191,6 +191,13 @@ class executor {
     return *ownership_[slot].load(std::memory_order_relaxed);
   }
   work_queue& queue_at(std::uint32_t index) noexcept { return queues_[index]; }
+  // The worker whose block holds slot `index` (and so holds queue `index`
+  // until stealing moves it): the inverse of the blocks' split.
+  // @pre index < queue_count().
+  std::uint32_t home_worker(std::uint32_t index) const noexcept {
+    return static_cast<std::uint32_t>((std::uint64_t{index} * worker_count_ + worker_count_ - 1) /
+                                      queue_count_);
+  }
   std::uint32_t index_of(const work_queue& q) const noexcept {
     return static_cast<std::uint32_t>(static_cast<const padded<work_queue>*>(&q) - queues_.begin());
   }

@@ -16,11 +16,16 @@ pool_worker::pool_worker(executor& owner, std::uint32_t index, block owned,
                          std::vector<std::vector<std::uint32_t>> victim_groups)
     : runner{owner, index, owned, &pool_worker::fiber_loop},
       stealing_{owner.stealing()},
-      thief_{owner, *this, std::move(victim_groups)} {}
+      thief_{owner, *this, std::move(victim_groups)} {
+  take_claims();
+}
 
 void pool_worker::run() {
   enter();
   loop();
+  // Stopping: claims not run yet go back to their queues, where stop()
+  // finds what is left.
+  release_claims();
   // Stopping: nothing is suspended (a worker with suspended behaviours
   // never counts as parked, so stop() waits for them); end the fibers.
   leave();
@@ -45,7 +50,9 @@ void pool_worker::loop() {
     } else if (owner().stopping()) {
       return;
     }
-    bool worked = false;
+    // Queues claimed by what ran last (see runner::post_claimed), a few at
+    // a time: the sweep below gives every own queue its turn in between.
+    bool worked = drain_claims(defaults::claims_drained) > 0;
     // Sends kept for lack of memory (see executor::has_postponed): queued
     // again first, ahead of what this sweep would run, after work or a
     // sleep (not at every idle spin: memory comes back on its own time).
@@ -61,12 +68,14 @@ void pool_worker::loop() {
       }
       worked = drain_all_held() > 0 || worked;
     }
-    if (sweep() || worked) {
+    if (sweep() || worked || has_claims()) {
+      set_idle(false);
       idle_sweeps = 0;
       next_steal = first_try;
       continue;
     }
     ++idle_sweeps;
+    set_idle(true);
     // The Cforall thesis: after consecutive empty sweeps a worker turns thief once;
     // whatever comes of it, it sweeps its own queues again (which now hold
     // the stolen one) before it steals again. The thesis steals after every
@@ -124,6 +133,7 @@ bool pool_worker::sweep() {
     switch (q.gulp()) {
       case work_queue::gulp_result::taken:
         process(q, owner().index_of(q));
+        drain_claims(defaults::claims_drained);
         worked = true;
         break;
       case work_queue::gulp_result::busy:

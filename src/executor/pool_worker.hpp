@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -38,6 +39,10 @@ class pool_worker : public runner {
   // works. Still for a while: the thread is stuck in a batch, or is not
   // running at all (see thief::stuck).
   std::uint64_t sweeps() const noexcept { return sweeps_.get(); }
+  // Whether its last sweep found nothing to do (and it has found nothing
+  // since), parked or not: a sender may then claim its queues (see
+  // runner::post_claimed). Written only when it changes.
+  bool idle() const noexcept { return idle_.load(std::memory_order_relaxed); }
 
  private:
   static void fiber_loop(runner& self);
@@ -46,8 +51,15 @@ class pool_worker : public runner {
   void park();
   void watch();
 
+  void set_idle(bool idle) noexcept {
+    if (idle_.load(std::memory_order_relaxed) != idle) idle_.store(idle, std::memory_order_relaxed);
+  }
+
   const bool stealing_;
   counter sweeps_;
+  // On a line of its own: claimers read it, and the sweep count beside
+  // it changes at every sweep.
+  alignas(64) std::atomic<bool> idle_{false};
   thief thief_;
 };
 

@@ -86,23 +86,24 @@ void runner::count_appended() noexcept {
   counters.messages_sent.add(appended);
 }
 
-// The clock starts after a batch's first message (a batch of one, most
-// of them in a conversation, never reads it). Each reading estimates the
+// The clock starts after a batch's second message (a batch of one or two,
+// most of them in a conversation, never reads it: the reading would cost
+// as much as the messages). Each reading estimates the
 // time a message takes so far and skips half the messages that would
 // fit in what is left, at most gulp_clock_every: cheap messages read the
 // clock once per 64, and costly ones often enough that a turn overshoots
 // its budget by about one message.
-bool runner::gulp_spent(std::uint64_t processed, gulp_clock& c) const noexcept {
-  if (processed < c.next || gulp_budget_.count() == 0) return false;
+bool runner::read_gulp_clock(std::uint64_t processed, gulp_clock& c) const noexcept {
   const auto now = std::chrono::steady_clock::now();
-  if (processed == 1) {
+  if (c.started == 0) {
     c.start = now;
-    c.next = 2;
+    c.started = processed;
+    c.next = processed + 1;
     return false;
   }
   const auto spent = now - c.start;
   if (spent >= gulp_budget_) return true;
-  const auto each = spent / (processed - 1);
+  const auto each = spent / (processed - c.started);
   const std::uint64_t fit = each.count() > 0
                                 ? static_cast<std::uint64_t>((gulp_budget_ - spent) / each)
                                 : defaults::gulp_clock_every * 2;
@@ -152,6 +153,7 @@ std::uint64_t runner::run_batch(work_queue& q, std::uint32_t index, std::uint64_
   // earlier send of one of its actors may wait in that mail.
   budget_ = q.mail_behind() ? 0 : local_batch_;
   budget_start_ = budget_;
+  if (claims_on_) batch_serial_ = ++serial_ != 0 ? serial_ : ++serial_;
   std::uint64_t processed = 0;
   bool paused = false;
   // The envelope's words are read out before it runs (the behaviour may
@@ -166,6 +168,7 @@ std::uint64_t runner::run_batch(work_queue& q, std::uint32_t index, std::uint64_
     void* const message = next.message;
     batch.drop_front();
     running_target_ = target;
+    at_last_ = batch.empty();
     run(target, message);
     ++processed;
     // (A behaviour that waited took the batch to the held queue: empty.)
@@ -176,6 +179,8 @@ std::uint64_t runner::run_batch(work_queue& q, std::uint32_t index, std::uint64_
       break;
     }
   }
+  batch_serial_ = 0;
+  if (paused && has_claims()) release_claims();
   // A behaviour waited (see suspend()): the rest of the batch went to the
   // held queue, leaving this one empty, and other contexts have been
   // running it since. Checked once per batch, not per message.
@@ -222,6 +227,71 @@ void runner::step(work_queue& q, std::uint32_t index) {
   // hold what it read under the pin.
   if (outer == nullptr) unpin();
   q.finish();
+}
+
+bool runner::claim_or_join(work_queue& q, std::uint32_t index, void* target, void* message,
+                           run_fn run) {
+  for (std::uint32_t i = 0; i < claims_count_; ++i) {
+    claim& c = claims_[(claims_first_ + i) % claims_most];
+    if (c.serial != batch_serial_) continue;
+    // This batch has claimed: that queue only (released: none).
+    if (c.queue != &q) return false;
+    copy_queue& batch = q.batch();
+    if (appends_held_ != 0 || batch.size() >= local_batch_) {
+      // This send must take the mailbox (appends held), or a flood has
+      // begun: the claim goes back to the owner (woken), who takes the
+      // mailbox behind it while this batch goes on, not after it.
+      if (sleeper* parked = q.pause()) parked->wake();
+      c.queue = nullptr;
+      return false;
+    }
+    batch.push(envelope{target, message, run});
+    counters.local_sends.add();
+    return true;
+  }
+  // A queue seen processed elsewhere is not claimed: no lock taken for
+  // nothing.
+  if (!at_last_ || claims_count_ == claims_most || q.being_processed()) return false;
+  const holder h = holder_of(q, index);
+  // With stealing off, queues stay with their workers (placement relies
+  // on it): only our own are claimed.
+  if (h == holder::other_busy && !owner_.stealing()) return false;
+  if (!q.claim(envelope{target, message, run}, h == holder::other_busy)) return false;
+  claims_[(claims_first_ + claims_count_) % claims_most] = {&q, index, batch_serial_};
+  ++claims_count_;
+  counters.claims.add();
+  return true;
+}
+
+// Known only for a queue still in the slot of its index, as most are. One
+// that stealing moved counts as another busy worker's: work_queue::claim
+// then asks whether its owner is parked.
+runner::holder runner::holder_of(const work_queue& q, std::uint32_t index) const noexcept {
+  if (owner_.slot(index).load(std::memory_order_relaxed) != &q) return holder::other_busy;
+  const std::uint32_t home = owner_.home_worker(index);
+  if (home == index_) return holder::us;
+  return owner_.stealing() && owner_.worker_at(home).idle() ? holder::other_idle
+                                                            : holder::other_busy;
+}
+
+std::uint64_t runner::drain_claims(std::uint32_t most) {
+  std::uint64_t ran = 0;
+  for (std::uint32_t n = 0; n < most && claims_count_ != 0; ++n) {
+    const claim c = claims_[claims_first_];
+    claims_first_ = (claims_first_ + 1) % claims_most;
+    --claims_count_;
+    if (c.queue != nullptr) ran += process(*c.queue, c.index);
+  }
+  return ran;
+}
+
+void runner::release_claims() noexcept {
+  for (; claims_count_ != 0; --claims_count_) {
+    const claim c = claims_[claims_first_];
+    claims_first_ = (claims_first_ + 1) % claims_most;
+    if (c.queue == nullptr) continue;
+    if (sleeper* parked = c.queue->pause()) parked->wake();
+  }
 }
 
 std::uint32_t runner::next_own_queue() noexcept {

@@ -129,6 +129,55 @@ class runner : public sleeper {
     return true;
   }
 
+  // A send from the batch in hand to a work queue nobody processes (a
+  // conversation partner, the next actor of a chain) may claim that queue
+  // (work_queue::claim): the mail goes straight into its batch, nobody is
+  // woken, and this runner runs that batch next, after the one in hand
+  // (see drain_claims), on the core where the sender's state already is.
+  // A sequential conversation thus stays on one worker whichever workers
+  // own its queues, while the others sleep; without claims the owner of
+  // each queue on the way is woken in turn, and the actors' state crosses
+  // cores at every hop (or waits for a thread the OS has descheduled).
+  //
+  // Who claims: a pool worker (take_claims), from the last envelope of
+  // its batch so far, once per batch. A send from the middle of a batch
+  // leaves the queue to its owner: the sender has more to run, and a
+  // batch that fans out keeps its parallelism. What it claims: a queue of
+  // its own, or one whose worker's last sweep found nothing (both as
+  // their slots show), or, for a queue that stealing moved, one whose
+  // owner is parked on it; with stealing off only its own, since
+  // placement then promises that queues stay with their worker.
+  //
+  // The batch's later sends to that queue join the claimed batch without
+  // a lock, up to the same-queue budget (system_config::local_batch): a
+  // flood hands the queue back to its owner (work_queue::pause, waking
+  // it), so that a producer and its consumer still run on two workers. A
+  // batch cut short at its gulp budget hands back every claim pending,
+  // for the same reason: long work is shared, not queued behind this
+  // runner.
+  //
+  // Per-sender FIFO holds. The claim takes the mailbox first, so every
+  // earlier send to that queue is ahead of this one. A later send joins
+  // the claimed batch only from the batch that claimed it, where the
+  // senders are actors of the queue in hand, which run nowhere else
+  // meanwhile, so none of them can have sent to the claimed queue's
+  // mailbox since the claim; with appends held (a parallel transactional
+  // actor, an actor of no queue) its send takes the mailbox, and the
+  // claim is handed back. Any other send finds the queue processed and
+  // takes the mailbox, which is gulped after the claimed batch.
+  //
+  // For the executor's post path: returns false if the send must take
+  // the mailbox. Throws std::bad_alloc if the queue cannot grow; nothing
+  // was sent then. The envelope's words are passed apart, as to post():
+  // built on the caller's stack and read back whole, it would stall the
+  // mailbox path.
+  bool post_claimed(work_queue& q, std::uint32_t index, void* target, void* message, run_fn run) {
+    // Not the queue in hand (a same-queue send past its budget): the
+    // common case of a busy single queue pays two compares.
+    return batch_serial_ != 0 && index != current_index_ &&
+           claim_or_join(q, index, target, message, run);
+  }
+
   // While one is alive on this runner's thread, sends take the mailbox even
   // to the queue in hand. For code that sends for an actor that is not an
   // actor of that queue: a parallel transactional actor runs on whichever
@@ -232,6 +281,17 @@ class runner : public sleeper {
   // has mail, or was taken from us by a thief since we loaded its slot
   // (who then wakes us: we are parking).
   bool register_as_waiter() noexcept;
+  // Claims (see post_claimed): made only by runners that turn them on (the
+  // pool workers, which then drain them in their loop), so that a
+  // sponsor's or a helping asker's thread never takes on work of the pool.
+  void take_claims() noexcept { claims_on_ = true; }
+  bool has_claims() const noexcept { return claims_count_ != 0; }
+  // Runs up to `most` claimed batches, oldest first; claims they make are
+  // queued behind. Returns the envelopes run. @pre no batch in hand.
+  std::uint64_t drain_claims(std::uint32_t most);
+  // Hands every pending claim back to its queue's owner (work_queue::pause).
+  void release_claims() noexcept;
+
   // Leaves the epochs (pinned lazily by a transactional dispatch) at a point
   // where this runner holds nothing read under the pin.
   void unpin() noexcept {
@@ -243,16 +303,25 @@ class runner : public sleeper {
   struct suspended_behaviour;
 
   static void loop_of(void* self);
+  bool claim_or_join(work_queue& q, std::uint32_t index, void* target, void* message, run_fn run);
+  // Who holds a queue a claim is considered for: this runner, another
+  // worker whose last sweep found nothing, or another (busy, or unknown).
+  enum class holder : std::uint8_t { us, other_idle, other_busy };
+  holder holder_of(const work_queue& q, std::uint32_t index) const noexcept;
   void count_appended() noexcept;
   template <class Enough>
   std::uint64_t run_batch(work_queue& q, std::uint32_t index, std::uint64_t most, Enough enough);
   // Whether the gulp budget of a batch that has run `processed` messages
   // is spent, reading the clock only now and then (see runner.cpp).
   struct gulp_clock {
-    std::uint64_t next = 1;  // the message count at which to read it next
+    std::uint64_t next = 2;     // the message count at which to read it next
+    std::uint64_t started = 0;  // ... at which it was first read; 0: not yet
     std::chrono::steady_clock::time_point start{};
   };
-  bool gulp_spent(std::uint64_t processed, gulp_clock& c) const noexcept;
+  bool gulp_spent(std::uint64_t processed, gulp_clock& c) const noexcept {
+    return processed >= c.next && gulp_budget_.count() != 0 && read_gulp_clock(processed, c);
+  }
+  [[gnu::noinline]] bool read_gulp_clock(std::uint64_t processed, gulp_clock& c) const noexcept;
   std::uint64_t drain_held(work_queue& q, std::uint32_t index);
   void run_held(work_queue& q, std::uint32_t index, const envelope& e);
   void run_stash(work_queue& q, std::uint32_t index, void* target);
@@ -276,6 +345,21 @@ class runner : public sleeper {
   bool resumed_ = false;
   std::uint32_t holding_ = 0;  // behaviours suspended plus queues held
   std::uint32_t spread_ = 0;   // next own slot for next_own_queue()
+  // Claims pending, oldest first, in a ring; each names the batch that
+  // made it by a serial (never 0). A released claim's queue is null.
+  struct claim {
+    work_queue* queue;
+    std::uint32_t index;
+    std::uint32_t serial;
+  };
+  static constexpr std::uint32_t claims_most = 4;
+  claim claims_[claims_most] = {};
+  std::uint32_t claims_first_ = 0;
+  std::uint32_t claims_count_ = 0;
+  std::uint32_t batch_serial_ = 0;  // the batch in hand's, if it may claim; else 0
+  std::uint32_t serial_ = 0;        // the last serial given
+  bool at_last_ = false;            // the envelope running is its batch's last (so far)
+  bool claims_on_ = false;
   const fiber_loop loop_;
   std::unique_ptr<suspensions> suspensions_;  // null if it never suspends
 

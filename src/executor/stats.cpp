@@ -46,6 +46,7 @@ std::ostream& operator<<(std::ostream& out, const worker_stats& s) {
              << s.average_steal_size() << "); parks " << s.parks << ", wake-ups " << s.wakeups << "; dead letters "
              << s.dead_letters << "; suspended behaviours " << s.suspensions << " (resumed "
              << s.resumptions << ", fibers made " << s.fibers_made << "); batches given back " << s.batches_given_back
+             << "; claims " << s.claims
              << "; memory waits " << s.memory_waits << "; sends to full mailboxes: waited "
              << s.sends_waited << ", over the bound " << s.sends_over_bound << ", dropped "
              << s.sends_dropped

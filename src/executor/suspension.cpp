@@ -61,6 +61,7 @@ void runner::suspend(wake_condition& c) {
   }
   // The batch state belongs to the behaviour: the next context starts clean.
   budget_ = 0;
+  batch_serial_ = 0;
   current_ = nullptr;
   current_index_ = no_queue;
   running_target_ = nullptr;
@@ -83,6 +84,7 @@ void runner::suspend(wake_condition& c) {
   current_ = &q;
   current_index_ = index;
   budget_ = 0;
+  batch_serial_ = 0;  // a resumed behaviour claims nothing: other batches ran meanwhile
   running_target_ = target;
   resumed_ = true;
 }

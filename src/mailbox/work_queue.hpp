@@ -52,6 +52,33 @@ class work_queue {
     return {std::exchange(waiter_, nullptr), holder};
   }
 
+  // A post and a gulp in one lock section, for a runner that will process
+  // this queue itself, soon (see runner::post_claimed): appends `e` and,
+  // unless someone processes the queue or a batch cut short waits in it,
+  // takes the whole mailbox as the batch, `e` last, and marks the queue
+  // processed. Returns whether it did; if not, nothing changed. Nobody is
+  // woken: the claimer runs the batch. A registered waiter stays
+  // registered, so mail that others post meanwhile still wakes it.
+  // Throws std::bad_alloc if the mailbox cannot grow; nothing changed then.
+  //
+  // `asleep_only`: only if a sleeper is registered waiting for mail here
+  // (the queue's owner, parked): a queue whose owner is awake is left to
+  // it, so that workers that all have work keep their actors.
+  bool claim(const envelope& e, bool asleep_only) {
+    std::lock_guard guard{lock_};
+    // Acquire, as in gulp(): the last processor is done with the batch.
+    if (being_processed_.load(std::memory_order_acquire) || carried_ != 0 ||
+        (asleep_only && waiter_ == nullptr))
+      return false;
+    mailbox_.push(e);  // first: if it throws, nothing changed
+    being_processed_.store(true, std::memory_order_relaxed);  // read under the lock
+    mailbox_.swap(batch_);
+    taken_back_ = false;
+    mail_behind_ = false;
+    pending_.store(0, std::memory_order_relaxed);
+    return true;
+  }
+
   // The "test" of test-and-gulp: an unlocked, possibly stale look. Mail it
   // misses is found on a later sweep (and parking re-checks under the lock).
   bool looks_empty() const noexcept { return pending_.load(std::memory_order_relaxed) == 0; }

@@ -212,3 +212,94 @@ TEST_CASE("discarding a queue drops the rest of a batch cut short first, then it
   parked owner;
   CHECK(q.register_waiter(&owner, nullptr));
 }
+
+// ---- claims (see runner::post_claimed) ----
+
+TEST_CASE("a claim takes the mailbox as the batch, its own envelope last, and wakes nobody") {
+  work_queue q{16};
+  q.post(numbered(1));  // earlier mail from someone else: ahead of the claimer's
+  REQUIRE(q.claim(numbered(2), false));
+  CHECK(q.being_processed());
+  CHECK(q.looks_empty());  // nothing left for a sweep or a thief to take
+  REQUIRE(q.batch().size() == 2);
+  CHECK(number_of(q.batch().at(0)) == 1);
+  CHECK(number_of(q.batch().at(1)) == 2);
+  CHECK(q.gulped_fresh() == 2);
+  CHECK_FALSE(q.mail_behind());
+  // Mail posted while the batch is claimed waits in the mailbox.
+  q.post(numbered(3));
+  CHECK(q.gulp() == gulp::busy);
+  q.batch().pop();
+  q.batch().pop();
+  q.finish();
+  REQUIRE(q.gulp() == gulp::taken);
+  CHECK(number_of(q.batch().pop()) == 3);
+  q.finish();
+}
+
+TEST_CASE("a claim leaves a parked owner registered, so later mail still wakes it") {
+  work_queue q{16};
+  parked owner;
+  REQUIRE(q.register_waiter(&owner, nullptr));
+  REQUIRE(q.claim(numbered(1), true));  // the owner sleeps: it may be claimed
+  CHECK(q.post(numbered(2)).waiter == &owner);
+  q.batch().pop();
+  q.finish();
+}
+
+TEST_CASE("a queue being processed, or holding a batch cut short, is not claimed") {
+  work_queue q{16};
+  q.post(numbered(1));
+  REQUIRE(q.gulp() == gulp::taken);
+  CHECK_FALSE(q.claim(numbered(2), false));  // busy: nothing changed
+  CHECK(q.batch().size() == 1);
+  CHECK(q.looks_empty());
+  q.batch().pop();
+  q.finish();
+
+  for (std::uintptr_t i = 10; i < 13; ++i) q.post(numbered(i));
+  REQUIRE(q.gulp() == gulp::taken);
+  q.batch().pop();
+  (void)q.pause();  // 11 and 12 wait for the next gulp
+  CHECK_FALSE(q.claim(numbered(13), false));
+  CHECK(q.queued() == 2);
+  REQUIRE(q.gulp() == gulp::taken);
+  CHECK(number_of(q.batch().pop()) == 11);
+  CHECK(number_of(q.batch().pop()) == 12);
+  q.finish();
+}
+
+TEST_CASE("a claim only while the owner sleeps is refused when nobody is registered") {
+  work_queue q{16};
+  CHECK_FALSE(q.claim(numbered(1), true));
+  CHECK(q.looks_empty());
+  CHECK_FALSE(q.being_processed());
+  CHECK(q.claim(numbered(1), false));
+  q.batch().pop();
+  q.finish();
+}
+
+TEST_CASE("a claim handed back goes to the next gulp as a batch cut short, and wakes the owner") {
+  work_queue q{16};
+  parked owner;
+  REQUIRE(q.register_waiter(&owner, nullptr));
+  REQUIRE(q.claim(numbered(1), true));
+  q.batch().push(numbered(2));  // the claimer's next send joins the batch
+  q.post(numbered(3));          // someone else's waits behind it
+  CHECK(q.pause() == nullptr);  // the post above took the registration
+  REQUIRE(q.gulp() == gulp::taken);
+  CHECK(q.mail_behind());
+  CHECK(number_of(q.batch().pop()) == 1);
+  CHECK(number_of(q.batch().pop()) == 2);
+  q.finish();
+  REQUIRE(q.gulp() == gulp::taken);
+  CHECK(number_of(q.batch().pop()) == 3);
+  q.finish();
+
+  REQUIRE(q.register_waiter(&owner, nullptr));
+  REQUIRE(q.claim(numbered(4), true));
+  CHECK(q.pause() == &owner);  // handed back with no post since: wake the owner
+  REQUIRE(q.gulp() == gulp::taken);
+  CHECK(number_of(q.batch().pop()) == 4);
+  q.finish();
+}

@@ -49,6 +49,8 @@ constexpr std::array<exported_counter, worker_stats_counters.size()> counters{{
     {&worker_stats::fibers_made, "tact_fibers_made_total", "Fibers made for behaviours that wait."},
     {&worker_stats::batches_given_back, "tact_batches_given_back_total",
      "Batches cut short, the rest left for their queue's next turn."},
+    {&worker_stats::claims, "tact_claims_total",
+     "Idle queues a worker sent to and ran next itself."},
     {&worker_stats::memory_waits, "tact_memory_waits_total",
      "Pieces of work that waited for memory."},
     {&worker_stats::sends_waited, "tact_sends_waited_total",

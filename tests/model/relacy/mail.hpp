@@ -55,6 +55,18 @@ class post_office {
     return q.post(envelope{this, &l, &deliver});
   }
 
+  // A claim of q with `l` (work_queue::claim, see runner::post_claimed):
+  // true if it took the queue, whose batch is then the caller's.
+  bool claim(work_queue& q, letter& l, bool asleep_only) {
+    l.body($) = body_of(l);
+    return q.claim(envelope{this, &l, &deliver}, asleep_only);
+  }
+  // A later letter of the claimer's joining the batch it claimed.
+  void join(work_queue& q, letter& l) {
+    l.body($) = body_of(l);
+    q.batch().push(envelope{this, &l, &deliver});
+  }
+
   // Runs a gulped batch as worker::process does, then lets the queue go.
   void process(work_queue& q) {
     run(q, q.batch());

@@ -1,0 +1,255 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <tact/tact.hpp>
+
+#include "support/invariants.hpp"
+#include "support/test_support.hpp"
+
+// Claims (docs/design.md, "Claims"): a behaviour's send to a queue nobody
+// processes lets its worker run that queue next itself. Deterministic
+// cases run on one worker with several queues, where every claim that the
+// rules allow happens; the rest check, at 2 and 8 workers, that claims
+// keep what every send keeps: each message once, each sender's in order,
+// one behaviour of an actor at a time, and queues that stay with their
+// worker when stealing is off.
+namespace {
+
+using namespace std::chrono_literals;
+using tact::test::sequenced;
+
+struct ball : tact::message {
+  std::uint64_t left = 0;
+};
+
+// Two players pass one ball back and forth until it has no hops left.
+struct player : tact::actor {
+  player* other = nullptr;
+  std::uint64_t caught = 0;
+  std::set<std::thread::id> threads;  // where its behaviours ran
+
+  tact::allocation receive(ball& b) {
+    ++caught;
+    threads.insert(std::this_thread::get_id());
+    if (b.left == 0) return Nodelete;
+    --b.left;
+    *other | b;
+    return Nodelete;
+  }
+};
+
+// Checks per-sender FIFO, and that it never runs two behaviours at once.
+struct checker : tact::actor {
+  std::atomic<bool> in_receive{false};
+  tact::test::fifo_check fifo;
+  std::uint64_t overlaps = 0;
+
+  tact::allocation receive(sequenced& m) {
+    if (in_receive.exchange(true, std::memory_order_acquire)) ++overlaps;
+    fifo.accept(m);
+    in_receive.store(false, std::memory_order_release);
+    return Nodelete;
+  }
+};
+
+struct go : tact::message {};
+
+// Built in place: a copy of a message destroyed unsent is reported.
+std::vector<sequenced> numbered(std::uint64_t sender, std::uint64_t count) {
+  std::vector<sequenced> row;
+  row.reserve(count);
+  for (std::uint64_t i = 0; i < count; ++i) row.emplace_back(sender, i);
+  return row;
+}
+
+// On `go`, sends its whole row to its target in one behaviour: the first
+// send may claim the target's queue, the next ones join the claimed
+// batch, and a row longer than the same-queue budget hands it back.
+struct flooder : tact::actor {
+  flooder(std::uint64_t id, std::uint64_t count, checker& to) : row{numbered(id, count)}, target{&to} {}
+  std::vector<sequenced> row;
+  checker* target;
+  tact::allocation receive(go&) {
+    for (sequenced& m : row) *target | m;
+    return Nodelete;
+  }
+};
+
+// Sends its row one message per behaviour, re-sending itself `go`: each
+// send comes from a batch's last envelope, so each may claim.
+struct trickler : tact::actor {
+  trickler(std::uint64_t id, std::uint64_t count, checker& to) : row{numbered(id, count)}, target{&to} {}
+  std::vector<sequenced> row;
+  checker* target;
+  std::uint64_t sent = 0;
+  go again;
+  tact::allocation receive(go&) {
+    *target | row[sent++];
+    if (sent < row.size()) *this | again;
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a conversation between two queues of one worker hops by claims, one per hop") {
+  // One worker, two queues: every hop goes to a queue nobody processes,
+  // from the last envelope of a batch, and is ours: claimed.
+  tact::actor_system system{{.workers = 1, .queues = 2}};
+  auto& a = system.spawn_at<player>(tact::on_queue(0));
+  auto& b = system.spawn_at<player>(tact::on_queue(1));
+  a.other = &b;
+  b.other = &a;
+  constexpr std::uint64_t hops = 1000;
+  ball x;
+  x.left = hops;
+  a | x;  // from main: a plain post
+  system.await_quiescence();
+  CHECK(a.caught + b.caught == hops + 1);
+  const tact::worker_stats s = system.stats().total;
+  CHECK(s.claims == hops);
+  CHECK(s.messages_sent == hops + 1);
+  CHECK(tact::test::conservation_of(system));
+  a | tact::delete_msg;
+  b | tact::delete_msg;
+  system.stop();
+}
+
+TEST_CASE("a flood into a claimed queue goes back to its owner, whole and in order") {
+  const std::uint32_t workers = GENERATE(1u, 2u, 8u);
+  INFO(workers << " workers");
+  const std::uint64_t count = tact::test::scaled(20'000);
+  // Two queues per worker, so that the flooder and its target have queues
+  // of their own even at one worker.
+  tact::actor_system system{{.workers = workers, .queues = 2 * workers}};
+  checker target;
+  flooder f{0, count, target};
+  go start;
+  f | start;
+  system.await_quiescence();
+  CHECK(target.fifo.received() == count);
+  CHECK(target.fifo.clean());
+  CHECK(target.overlaps == 0);
+  CHECK(tact::test::conservation_of(system));
+  if (workers == 1) CHECK(system.stats().total.claims == 1);
+  target | tact::finished_msg;
+  f | tact::finished_msg;
+  system.stop();
+}
+
+TEST_CASE("claims keep each sender's order while threads send to the same actor") {
+  const std::uint32_t workers = GENERATE(1u, 2u, 8u);
+  INFO(workers << " workers");
+  constexpr std::uint64_t actor_senders = 6;
+  constexpr std::uint64_t thread_senders = 2;
+  const std::uint64_t per_sender = tact::test::scaled(10'000);
+  tact::actor_system system{{.workers = workers, .queues = 4 * workers}};
+  checker target;
+  std::vector<std::unique_ptr<trickler>> trickle;
+  std::vector<std::unique_ptr<flooder>> flood;
+  for (std::uint64_t s = 0; s < actor_senders; ++s) {
+    if (s % 2 == 0)
+      trickle.push_back(std::make_unique<trickler>(s, per_sender, target));
+    else
+      flood.push_back(std::make_unique<flooder>(s, per_sender, target));
+  }
+  std::vector<go> starts(flood.size());
+  for (std::size_t i = 0; i < flood.size(); ++i) *flood[i] | starts[i];
+  for (auto& t : trickle) *t | t->again;
+  std::vector<std::vector<sequenced>> direct;
+  for (std::uint64_t t = 0; t < thread_senders; ++t)
+    direct.push_back(numbered(actor_senders + t, per_sender));
+  std::vector<std::thread> threads;
+  for (std::uint64_t t = 0; t < thread_senders; ++t)
+    threads.emplace_back([&, t] {
+      for (sequenced& m : direct[t]) target | m;
+    });
+  for (auto& t : threads) t.join();
+  system.await_quiescence();
+  CHECK(target.fifo.received() == (actor_senders + thread_senders) * per_sender);
+  CHECK(target.fifo.clean());
+  CHECK(target.overlaps == 0);
+  CHECK(tact::test::conservation_of(system));
+  target | tact::finished_msg;
+  for (auto& t : trickle) *t | tact::finished_msg;
+  for (auto& f : flood) *f | tact::finished_msg;
+  system.stop();
+}
+
+TEST_CASE("with stealing off, a worker never claims another worker's queue") {
+  // Placement promises that queues stay with their worker when stealing
+  // is off: the ball hops between the two workers every time.
+  tact::actor_system system{{.workers = 2, .queues = 2, .steal = tact::steal_policy::none}};
+  auto& a = system.spawn_at<player>(tact::on_worker(0));
+  auto& b = system.spawn_at<player>(tact::on_worker(1));
+  a.other = &b;
+  b.other = &a;
+  ball x;
+  x.left = tact::test::scaled(2'000);
+  a | x;
+  system.await_quiescence();
+  REQUIRE(a.threads.size() == 1);
+  REQUIRE(b.threads.size() == 1);
+  CHECK(*a.threads.begin() != *b.threads.begin());
+  CHECK(system.stats().total.claims == 0);
+  a | tact::delete_msg;
+  b | tact::delete_msg;
+  system.stop();
+}
+
+namespace {
+
+struct note : tact::message {};
+struct noted : tact::request<bool> {};
+
+struct recorder : tact::actor {
+  bool got_note = false;
+  tact::allocation receive(note&) {
+    got_note = true;
+    return Nodelete;
+  }
+  tact::allocation receive(noted& q) {
+    q.reply(got_note);
+    return Nodelete;
+  }
+};
+
+// Sends a note, then asks whether it arrived: the note claims the
+// recorder's queue, the question joins the claimed batch, and the asker
+// is suspended with the claim pending.
+struct asker : tact::actor {
+  recorder* to = nullptr;
+  note n;
+  tact::ask_result<bool> answer{tact::ask_error::no_reply};
+  tact::allocation receive(go&) {
+    *to | n;
+    answer = tact::ask(*to, noted{}, 60s);
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a behaviour that waits with a claim pending: its worker runs the claim meanwhile") {
+  // One worker: nobody else could run the recorder.
+  tact::actor_system system{{.workers = 1, .queues = 2}};
+  auto& r = system.spawn_at<recorder>(tact::on_queue(1));
+  auto& a = system.spawn_at<asker>(tact::on_queue(0));
+  a.to = &r;
+  go start;
+  a | start;
+  system.await_quiescence();
+  REQUIRE(a.answer.has_value());
+  CHECK(*a.answer);
+  CHECK(system.stats().total.claims >= 1);
+  a | tact::delete_msg;
+  r | tact::delete_msg;
+  system.stop();
+}

@@ -1,0 +1,161 @@
+// A claim (runner::post_claimed) against the queue's parked owner and a
+// sender outside, under the C++ memory model.
+//
+// A claim is a post and a gulp in one lock section (work_queue::claim): the
+// claimer runs the batch itself, wakes nobody, and leaves the owner's
+// registration as waiter in place. What must hold:
+//  * every letter is delivered once, each sender's in order: the claim
+//    takes the mailbox ahead of its own letter, the claimer's later letter
+//    joins the claimed batch, and the outside sender's later posts wait in
+//    the mailbox behind it;
+//  * no delivery races another to the same actor or misses what the one
+//    before it did: the claim's acquire load of being_processed pairs with
+//    the last processor's finish();
+//  * no wake-up is lost: a post while the batch is claimed still wakes the
+//    parked owner, and a claim handed back (work_queue::pause, a flood or a
+//    batch cut short) wakes the waiter it returns, who takes the rest.
+//
+// The queue and its parking are the engine's: work_queue (post, claim,
+// pause, gulp, finish, register_waiter), parker and the futex. The owner
+// is a pool worker cut down to one slot and no stealing, as in
+// park_wake.cpp. A lost wake-up leaves the owner asleep for good, and the
+// sender waiting for the mail it strands: Relacy reports a livelock.
+#include <tact/detail/atomic.hpp>
+
+#include "executor/parker.hpp"
+#include "mail.hpp"
+#include "model.hpp"
+#include "support/cpu_relax.hpp"
+
+namespace tact::detail {
+
+// The queue's owner: sweeps its one queue and parks on it until stopped.
+class owner final : public sleeper {
+ public:
+  owner(work_queue& q, atomic<bool>& stopping, ::tact::model::post_office<2, 1>& office)
+      : q_{q}, stopping_{stopping}, office_{office} {}
+
+  void run() {
+    while (!stopping_.load(std::memory_order_seq_cst)) {
+      if (!q_.looks_empty()) {
+        // Mail: gulp it, unless the queue looks processed (claimed), as a
+        // thief's look would; then let the claimer finish. (Gulping to
+        // find it busy would take the lock on every spin, which Relacy,
+        // whose relaxed loads may stay stale, lets starve the claimer's.)
+        if (q_.being_processed() || !office_.sweep(q_)) cpu_relax();
+        continue;
+      }
+      const auto registered = [this] { return q_.register_waiter(this, nullptr); };
+      const auto stopping = [this] { return stopping_.load(std::memory_order_seq_cst); };
+      if (parker_.park(registered, stopping, parker::sleeping)) parker_.sleep(parker::sleeping);
+    }
+  }
+
+  void wake() noexcept override {
+    parker_.wake([] {});
+  }
+
+ private:
+  work_queue& q_;
+  atomic<bool>& stopping_;
+  ::tact::model::post_office<2, 1>& office_;
+  parker parker_;
+};
+
+}  // namespace tact::detail
+
+namespace {
+
+using tact::detail::atomic;
+using tact::detail::owner;
+using tact::model::letter;
+using tact::model::work_queue;
+
+// What the claimer does with its claim.
+enum class then {
+  run,                // drains the claimed batch, as drain_claims does
+  hand_back,          // hands it back, waking the waiter pause() returns
+  hand_back_no_wake,  // the same, forgetting the wake-up (a mutant)
+};
+
+// Thread 0 is the owner. Thread 1 claims the queue with its first letter
+// (only if the owner sleeps, with `asleep_only`), joins its second letter
+// to the claimed batch, then runs or hands back the batch; if the claim
+// is refused it posts both letters. Thread 2 posts two letters, waking
+// the waiter each post names, and stops the system once all four are in.
+template <bool asleep_only, then next>
+struct claim_race : rl::test_suite<claim_race<asleep_only, next>, 3> {
+  work_queue q{1};
+  atomic<bool> stopping{false};
+  letter mine[2];
+  letter theirs[2];
+  tact::model::post_office<2, 1> office;
+  owner worker{q, stopping, office};
+
+  void before() {
+    office.open();
+    for (int i = 0; i < 2; ++i) {
+      mine[i].from = 0;
+      mine[i].seq = i;
+      theirs[i].from = 1;
+      theirs[i].seq = i;
+    }
+  }
+
+  void thread(unsigned index) {
+    if (index == 0) return worker.run();
+    if (index == 1) return claimer();
+    for (letter& l : theirs) post(l);
+    while (office.delivered() < 4) tact::detail::model_yield();
+    stopping.store(true, std::memory_order_seq_cst);
+    worker.wake();
+  }
+
+  void claimer() {
+    if (!office.claim(q, mine[0], asleep_only)) {
+      post(mine[0]);
+      post(mine[1]);
+      return;
+    }
+    office.join(q, mine[1]);
+    switch (next) {
+      case then::run:
+        office.process(q);
+        break;
+      case then::hand_back:
+        if (tact::detail::sleeper* parked = q.pause()) parked->wake();
+        break;
+      case then::hand_back_no_wake:
+        (void)q.pause();
+        break;
+    }
+  }
+
+  void post(letter& l) {
+    const work_queue::sleepers woken = office.post(q, l);
+    if (woken.waiter != nullptr) woken.waiter->wake();
+  }
+
+  void after() { office.check(2); }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using tact::model::search;
+  tact::model::model m{"claims against a parked owner and a sender"};
+  m.check<claim_race<false, then::run>>("claim and run: up to 3 preemptions", search::bounded(3));
+  m.check<claim_race<true, then::run>>("claim only while the owner sleeps: up to 2 preemptions",
+                                       search::bounded(2));
+  m.check<claim_race<false, then::hand_back>>("claim and hand back: up to 2 preemptions",
+                                              search::bounded(2));
+  m.check<claim_race<false, then::run>>("claim and run: random", search::random(100000));
+  m.check<claim_race<true, then::hand_back>>("claim while asleep, hand back: random",
+                                             search::random(100000));
+  m.mutant<claim_race<false, then::run>>("mutant: claim reads being_processed relaxed",
+                                         search::bounded(3), rl::test_result_data_race,
+                                         "work_queue::claim", std::memory_order_relaxed);
+  m.mutant<claim_race<true, then::hand_back_no_wake>>(
+      "mutant: a claim handed back wakes nobody", search::bounded(3), rl::test_result_livelock);
+  return m.main(argc, argv);
+}
