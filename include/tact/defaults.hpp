@@ -48,6 +48,10 @@ inline constexpr std::uint32_t gulp_clock_every = 64;
 // own queues again: a conversation that stays on one worker gives the
 // worker's other queues a turn at least this often.
 inline constexpr std::uint32_t claims_drained = 16;
+// Sends of one batch that a claimed queue's batch takes before the claim
+// goes back to the queue's worker: a conversation sends one or two per
+// hop, a burst many, and a burst's consumer should run beside it.
+inline constexpr std::uint32_t claim_joins = 16;
 
 // Empty sweeps over its queues a worker spins (with a pause instruction)
 // and then yields, before it parks until a send wakes it.

@@ -154,6 +154,7 @@ std::uint64_t runner::run_batch(work_queue& q, std::uint32_t index, std::uint64_
   budget_ = q.mail_behind() ? 0 : local_batch_;
   budget_start_ = budget_;
   if (claims_on_) batch_serial_ = ++serial_ != 0 ? serial_ : ++serial_;
+  claim_tried_ = false;
   std::uint64_t processed = 0;
   bool paused = false;
   // The envelope's words are read out before it runs (the behaviour may
@@ -237,21 +238,29 @@ bool runner::claim_or_join(work_queue& q, std::uint32_t index, void* target, voi
     // This batch has claimed: that queue only (released: none).
     if (c.queue != &q) return false;
     copy_queue& batch = q.batch();
-    if (appends_held_ != 0 || batch.size() >= local_batch_) {
+    if (appends_held_ != 0 || batch.size() >= defaults::claim_joins) {
       // This send must take the mailbox (appends held), or a flood has
       // begun: the claim goes back to the owner (woken), who takes the
-      // mailbox behind it while this batch goes on, not after it.
+      // mailbox behind it while this batch goes on, not after it. A queue
+      // flooded once is not claimed again: its sender comes back with the
+      // next burst, and each claim would only be handed back.
+      if (batch.size() >= defaults::claim_joins) flooded_ = index;
       if (sleeper* parked = q.pause()) parked->wake();
+      // This batch's claim is the newest: taken off the ring's back.
       c.queue = nullptr;
+      if (&c == &claims_[(claims_first_ + claims_count_ - 1) % claims_most]) --claims_count_;
       return false;
     }
     batch.push(envelope{target, message, run});
     counters.local_sends.add();
     return true;
   }
-  // A queue seen processed elsewhere is not claimed: no lock taken for
-  // nothing.
-  if (!at_last_ || claims_count_ == claims_most || q.being_processed()) return false;
+  // One try per batch: a batch that sends a burst would otherwise try at
+  // every send, reading lines the queue's owner keeps writing. A queue
+  // seen processed elsewhere is not claimed: no lock taken for nothing.
+  if (!at_last_ || claim_tried_) return false;
+  claim_tried_ = true;
+  if (claims_count_ == claims_most || index == flooded_ || q.being_processed()) return false;
   const holder h = holder_of(q, index);
   // With stealing off, queues stay with their workers (placement relies
   // on it): only our own are claimed.

@@ -149,12 +149,13 @@ class runner : public sleeper {
   // placement then promises that queues stay with their worker.
   //
   // The batch's later sends to that queue join the claimed batch without
-  // a lock, up to the same-queue budget (system_config::local_batch): a
-  // flood hands the queue back to its owner (work_queue::pause, waking
-  // it), so that a producer and its consumer still run on two workers. A
-  // batch cut short at its gulp budget hands back every claim pending,
-  // for the same reason: long work is shared, not queued behind this
-  // runner.
+  // a lock, up to defaults::claim_joins: a flood hands the queue back to
+  // its owner (work_queue::pause, waking it), and this runner does not
+  // claim it again, so that a producer and its consumer still run on two
+  // workers. A batch cut short at its gulp budget hands back every claim
+  // pending, for the same reason: long work is shared, not queued behind
+  // this runner. A batch tries once: a burst's sends would otherwise each
+  // read lines that the queue's busy owner keeps writing.
   //
   // Per-sender FIFO holds. The claim takes the mailbox first, so every
   // earlier send to that queue is ahead of this one. A later send joins
@@ -175,6 +176,7 @@ class runner : public sleeper {
     // Not the queue in hand (a same-queue send past its budget): the
     // common case of a busy single queue pays two compares.
     return batch_serial_ != 0 && index != current_index_ &&
+           (claims_count_ != 0 || (at_last_ && !claim_tried_)) &&
            claim_or_join(q, index, target, message, run);
   }
 
@@ -359,6 +361,8 @@ class runner : public sleeper {
   std::uint32_t batch_serial_ = 0;  // the batch in hand's, if it may claim; else 0
   std::uint32_t serial_ = 0;        // the last serial given
   bool at_last_ = false;            // the envelope running is its batch's last (so far)
+  bool claim_tried_ = false;        // the batch in hand has tried to claim
+  std::uint32_t flooded_ = no_queue;  // the last queue a claim was handed back for a flood
   bool claims_on_ = false;
   const fiber_loop loop_;
   std::unique_ptr<suspensions> suspensions_;  // null if it never suspends

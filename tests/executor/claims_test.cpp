@@ -144,6 +144,30 @@ TEST_CASE("a flood into a claimed queue goes back to its owner, whole and in ord
   system.stop();
 }
 
+TEST_CASE("a queue a flood went back from is not claimed again by that worker") {
+  // One worker, two queues: both bursts come from the last envelope of a
+  // batch, to a queue of the worker's own that nobody processes.
+  const std::uint64_t count = tact::test::scaled(1'000) + 100;
+  tact::actor_system system{{.workers = 1, .queues = 2}};
+  auto& target = system.spawn_at<checker>(tact::on_queue(1));
+  auto& first = system.spawn_at<flooder>(tact::on_queue(0), 0, count, target);
+  auto& second = system.spawn_at<flooder>(tact::on_queue(0), 1, count, target);
+  go a;
+  go b;
+  first | a;
+  system.await_quiescence();
+  CHECK(system.stats().total.claims == 1);
+  second | b;
+  system.await_quiescence();
+  CHECK(system.stats().total.claims == 1);
+  CHECK(target.fifo.received() == 2 * count);
+  CHECK(target.fifo.clean());
+  target | tact::delete_msg;
+  first | tact::delete_msg;
+  second | tact::delete_msg;
+  system.stop();
+}
+
 TEST_CASE("claims keep each sender's order while threads send to the same actor") {
   const std::uint32_t workers = GENERATE(1u, 2u, 8u);
   INFO(workers << " workers");
