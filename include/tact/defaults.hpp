@@ -48,6 +48,13 @@ inline constexpr std::uint32_t gulp_clock_every = 64;
 // own queues again: a conversation that stays on one worker gives the
 // worker's other queues a turn at least this often.
 inline constexpr std::uint32_t claims_drained = 16;
+// Only a batch of at most this many envelopes claims: a conversation's
+// batches hold one or two, and a long batch is a busy queue's, whose
+// worker would claim queues only to gulp them in smaller batches than its
+// sweep does (big at two workers, many-to-many: a third slower claiming
+// from any batch).
+inline constexpr std::uint32_t claim_batch_most = 8;
+
 // Sends of one batch that a claimed queue's batch takes before the claim
 // goes back to the queue's worker: a conversation sends one or two per
 // hop, a burst many, and a burst's consumer should run beside it.

@@ -169,7 +169,8 @@ std::uint64_t runner::run_batch(work_queue& q, std::uint32_t index, std::uint64_
     void* const message = next.message;
     batch.drop_front();
     running_target_ = target;
-    at_last_ = batch.empty();
+    // Claims come from a batch's last envelope, in a short batch.
+    at_last_ = batch.empty() && processed < defaults::claim_batch_most;
     run(target, message);
     ++processed;
     // (A behaviour that waited took the batch to the held queue: empty.)
@@ -272,11 +273,17 @@ bool runner::claim_or_join(work_queue& q, std::uint32_t index, void* target, voi
   return true;
 }
 
-// Known only for a queue still in the slot of its index, as most are. One
-// that stealing moved counts as another busy worker's: work_queue::claim
-// then asks whether its owner is parked.
+// A queue still in the slot of its index, as most are, belongs to the
+// worker whose block holds that slot. One that stealing moved is ours if
+// one of our slots holds it; else its owner is not known without a scan
+// of every block, and it counts as another busy worker's
+// (work_queue::claim then asks whether its owner is parked on it).
 runner::holder runner::holder_of(const work_queue& q, std::uint32_t index) const noexcept {
-  if (owner_.slot(index).load(std::memory_order_relaxed) != &q) return holder::other_busy;
+  if (owner_.slot(index).load(std::memory_order_relaxed) != &q) {
+    for (std::uint32_t slot = owned_.first; slot < owned_.last; ++slot)
+      if (owner_.slot(slot).load(std::memory_order_relaxed) == &q) return holder::us;
+    return holder::other_busy;
+  }
   const std::uint32_t home = owner_.home_worker(index);
   if (home == index_) return holder::us;
   return owner_.stealing() && owner_.worker_at(home).idle() ? holder::other_idle

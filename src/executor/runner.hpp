@@ -140,13 +140,17 @@ class runner : public sleeper {
   // cores at every hop (or waits for a thread the OS has descheduled).
   //
   // Who claims: a pool worker (take_claims), from the last envelope of
-  // its batch so far, once per batch. A send from the middle of a batch
+  // its batch so far, once per batch, and only from a short batch
+  // (defaults::claim_batch_most). A send from the middle of a batch
   // leaves the queue to its owner: the sender has more to run, and a
-  // batch that fans out keeps its parallelism. What it claims: a queue of
-  // its own, or one whose worker's last sweep found nothing (both as
-  // their slots show), or, for a queue that stealing moved, one whose
-  // owner is parked on it; with stealing off only its own, since
-  // placement then promises that queues stay with their worker.
+  // batch that fans out keeps its parallelism. A long batch is a busy
+  // queue's, on a worker with work of its own: a claim there only gulps
+  // the receiver's queue early, in smaller batches than its sweep would.
+  // What it claims: a queue in one of its own slots, or one whose
+  // worker's last sweep found nothing, or, for a queue that stealing
+  // moved to another worker, one whose owner is parked on it; with
+  // stealing off only its own, since placement then promises that queues
+  // stay with their worker.
   //
   // The batch's later sends to that queue join the claimed batch without
   // a lock, up to defaults::claim_joins: a flood hands the queue back to
@@ -360,7 +364,7 @@ class runner : public sleeper {
   std::uint32_t claims_count_ = 0;
   std::uint32_t batch_serial_ = 0;  // the batch in hand's, if it may claim; else 0
   std::uint32_t serial_ = 0;        // the last serial given
-  bool at_last_ = false;            // the envelope running is its batch's last (so far)
+  bool at_last_ = false;  // the envelope running is the last (so far) of a short batch
   bool claim_tried_ = false;        // the batch in hand has tried to claim
   std::uint32_t flooded_ = no_queue;  // the last queue a claim was handed back for a flood
   bool claims_on_ = false;

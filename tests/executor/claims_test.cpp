@@ -122,6 +122,58 @@ TEST_CASE("a conversation between two queues of one worker hops by claims, one p
   system.stop();
 }
 
+namespace {
+
+struct step : tact::message {
+  std::uint64_t left = 0;
+};
+
+// Runs `steps` messages in one batch (each appends the next to it), and
+// the last sends the ball on.
+struct stepper_actor : tact::actor {
+  player* to = nullptr;
+  ball out;
+  std::vector<step> steps;
+  explicit stepper_actor(std::size_t n) : steps(n) {
+    for (step& s : steps) s.allow_unsent();
+  }
+  tact::allocation receive(step& s) {
+    if (s.left == 0) {
+      *to | out;
+      return Nodelete;
+    }
+    step& next = steps[s.left - 1];
+    next.left = s.left - 1;
+    *this | next;
+    return Nodelete;
+  }
+};
+
+std::uint64_t claims_after_batch_of(std::size_t envelopes) {
+  tact::actor_system system{{.workers = 1, .queues = 2}};
+  auto& s = system.spawn_at<stepper_actor>(tact::on_queue(0), envelopes);
+  auto& p = system.spawn_at<player>(tact::on_queue(1));
+  s.to = &p;
+  s.steps[envelopes - 1].left = envelopes - 1;
+  s | s.steps[envelopes - 1];
+  system.await_quiescence();
+  CHECK(p.caught == 1);
+  const std::uint64_t claims = system.stats().total.claims;
+  s | tact::delete_msg;
+  p | tact::delete_msg;
+  system.stop();
+  return claims;
+}
+
+}  // namespace
+
+TEST_CASE("only a short batch claims: a long one is a busy queue's") {
+  // One worker, two queues: the last envelope of the batch sends to the
+  // other queue, which nobody processes.
+  CHECK(claims_after_batch_of(tact::defaults::claim_batch_most) == 1);
+  CHECK(claims_after_batch_of(tact::defaults::claim_batch_most + 1) == 0);
+}
+
 TEST_CASE("a flood into a claimed queue goes back to its owner, whole and in order") {
   const std::uint32_t workers = GENERATE(1u, 2u, 8u);
   INFO(workers << " workers");
