@@ -90,6 +90,16 @@ inline constexpr std::uint64_t steal_gap_longest = 1024;
 // leaves mail waiting for a preempted thread while other workers idle.
 inline constexpr std::chrono::microseconds stuck_worker{20};
 
+// A worker with work of its own takes the waiting queues of another
+// worker that has not started a sweep for this long (see
+// docs/fairness.md, "Preempted workers"): far longer than a queue's turn
+// (gulp_budget), so a worker still for that long is not running, or is
+// in a receive that long. It looks at most four times per period (and at
+// least every sixteen sweeps or 256 messages), so mail waits about one to
+// two periods for a thread the OS has descheduled, rather than for the
+// OS to run it again.
+inline constexpr std::chrono::microseconds rescue_after{1'000};
+
 // While some workers are busy, one parked worker wakes now and then to look
 // for queues stranded behind a busy worker (one blocked in a long
 // receive, say): first after this long, then twice as long each time it

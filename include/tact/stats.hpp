@@ -26,6 +26,11 @@ struct worker_stats {
   std::uint64_t steal_no_candidate = 0;  // ... that had no queue worth taking
   std::uint64_t steal_failed_swaps = 0;  // ... where the swap lost a race
   std::uint64_t steals = 0;              // queues taken
+  // ... of which by a worker with work of its own, from one that had not
+  // swept its queues for defaults::rescue_after: its thread was not
+  // running (preempted), or it was in a receive that long (see
+  // docs/fairness.md, "Preempted workers").
+  std::uint64_t rescues = 0;
   std::uint64_t messages_stolen = 0;     // messages queued in them when taken
   std::uint64_t parks = 0;
   std::uint64_t wakeups = 0;
@@ -96,6 +101,7 @@ inline constexpr std::array worker_stats_counters{
     &worker_stats::gulped_messages,    &worker_stats::missed_gulps,
     &worker_stats::steal_attempts,     &worker_stats::steal_no_candidate,
     &worker_stats::steal_failed_swaps, &worker_stats::steals,
+    &worker_stats::rescues,
     &worker_stats::messages_stolen,    &worker_stats::parks,
     &worker_stats::wakeups,            &worker_stats::dead_letters,
     &worker_stats::messages_rejected,  &worker_stats::messages_discarded,

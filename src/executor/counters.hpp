@@ -21,6 +21,7 @@ struct worker_counters {
   counter steal_no_candidate;
   counter steal_failed_swaps;
   counter steals;
+  counter rescues;
   counter messages_stolen;
   counter parks;
   counter wakeups;
@@ -49,6 +50,7 @@ struct worker_counters {
             .steal_no_candidate = steal_no_candidate.get(),
             .steal_failed_swaps = steal_failed_swaps.get(),
             .steals = steals.get(),
+            .rescues = rescues.get(),
             .messages_stolen = messages_stolen.get(),
             .parks = parks.get(),
             .wakeups = wakeups.get(),

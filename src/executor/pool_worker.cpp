@@ -72,6 +72,7 @@ void pool_worker::loop() {
       set_idle(false);
       idle_sweeps = 0;
       next_steal = first_try;
+      if (stealing_) rescue_when_due();
       continue;
     }
     ++idle_sweeps;
@@ -117,6 +118,23 @@ void pool_worker::loop() {
       next_steal = first_try;
     }
   }
+}
+
+// Busy, every sixteenth sweep, or after a sweep that ran 256 messages
+// since the last look: a look at the clock, and once per quarter of
+// defaults::rescue_after a look at the other workers (thief::rescue).
+// Between sweeps, never inside one: a thief nulls its own slot for the
+// moment of a swap, and a sweep must not see that (see try_swap). Each
+// look reads one line per other worker, so the others' sends do not feel
+// it; the clock costs about a nanosecond per sweep or per ten messages.
+void pool_worker::rescue_when_due() {
+  const std::uint64_t processed = counters.messages_processed.get();
+  if ((sweeps_.get() & 15) != 0 && processed - processed_at_look_ < 256) return;
+  processed_at_look_ = processed;
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_rescue_) return;
+  next_rescue_ = now + defaults::rescue_after / 4;
+  thief_.rescue();
 }
 
 // A queue's pointer may be swapped away by a thief between our load and

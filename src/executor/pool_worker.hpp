@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -50,6 +51,7 @@ class pool_worker : public runner {
   bool sweep();
   void park();
   void watch();
+  void rescue_when_due();
 
   void set_idle(bool idle) noexcept {
     if (idle_.load(std::memory_order_relaxed) != idle) idle_.store(idle, std::memory_order_relaxed);
@@ -57,6 +59,8 @@ class pool_worker : public runner {
 
   const bool stealing_;
   counter sweeps_;
+  std::chrono::steady_clock::time_point next_rescue_{};  // see rescue_when_due
+  std::uint64_t processed_at_look_ = 0;
   // On a line of its own: claimers read it, and the sweep count beside
   // it changes at every sweep.
   alignas(64) std::atomic<bool> idle_{false};

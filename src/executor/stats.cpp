@@ -42,7 +42,7 @@ std::ostream& operator<<(std::ostream& out, const worker_stats& s) {
              << " (average size " << s.average_gulp_size() << "), missed " << s.missed_gulps
              << "; steal attempts " << s.steal_attempts << " (no candidate "
              << s.steal_no_candidate << ", failed swaps " << s.steal_failed_swaps << "), steals "
-             << s.steals << " (" << s.messages_stolen << " messages, average "
+             << s.steals << " (rescues " << s.rescues << ", " << s.messages_stolen << " messages, average "
              << s.average_steal_size() << "); parks " << s.parks << ", wake-ups " << s.wakeups << "; dead letters "
              << s.dead_letters << "; suspended behaviours " << s.suspensions << " (resumed "
              << s.resumptions << ", fibers made " << s.fibers_made << "); batches given back " << s.batches_given_back

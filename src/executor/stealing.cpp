@@ -37,10 +37,18 @@ bool thief::steal_from(std::uint32_t victim_index) {
     counters.steal_no_candidate.add();
     return false;
   }
-  atomic<work_queue*>& theirs = owner_.slot(*slot);
-  work_queue* const q = theirs.load(std::memory_order_relaxed);
+  return take(victim, *slot, slot_to_give());
+}
+
+// The swap of the victim's slot `theirs` with our slot `ours`, counted.
+// Fails if either slot changed since it was read (another thief, or the
+// victim's own swap): the queue is someone else's to take then.
+bool thief::take(pool_worker& victim, std::uint32_t theirs, std::uint32_t ours) {
+  worker_counters& counters = self_.counters;
+  atomic<work_queue*>& their_slot = owner_.slot(theirs);
+  work_queue* const q = their_slot.load(std::memory_order_relaxed);
   const std::uint32_t queued = q != nullptr ? q->queued() : 0;
-  if (q == nullptr || !try_swap(owner_.slot(slot_to_give()), theirs, q)) {
+  if (q == nullptr || !try_swap(owner_.slot(ours), their_slot, q)) {
     counters.steal_failed_swaps.add();
     return false;
   }
@@ -90,22 +98,59 @@ std::optional<std::uint32_t> thief::worth_stealing(const pool_worker& victim) no
     const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
     if (q != nullptr && !q->looks_empty()) return found;
   }
-  if (stuck(victim)) return found;
+  if (stuck(victim, defaults::stuck_worker)) return found;
   return std::nullopt;
 }
 
-// Whether the victim has not started a sweep for defaults::stuck_worker,
-// as far as this thief has watched it. Reads its sweep count (a line it
-// writes once per sweep, never per message) only once the last progress
-// this thief saw is that old: before then the victim cannot be stuck, and
-// the read would cost it a miss. So a stuck victim is seen between one and
-// two stuck_worker periods after its last sweep. A running worker with
-// nothing to do sweeps every few nanoseconds; one still for that long is
-// in a long batch, or its thread is not running.
-bool thief::stuck(const pool_worker& victim) noexcept {
+// Beyond the thesis: a worker with work of its own does not steal (its
+// sweep would only run the stolen queue after its own), except from a
+// worker that has been still for much longer than any turn of a queue
+// takes (the gulp budget): its thread is not running, preempted on a
+// machine busy with other work, or it is in a receive that long. Its
+// queues with mail would otherwise wait for the OS scheduler, or for that
+// receive, while this worker runs. A parked victim is left alone: a send
+// to its queues wakes it.
+//
+// Safe as every steal is: the swap moves only queue pointers, never mail,
+// and a queue the victim is processing (being_processed) is neither taken
+// nor, if taken anyway after a stale read, run twice at once (see
+// pool_worker::sweep). The victim's fast path reads its own slots only.
+std::uint32_t thief::rescue() {
+  std::uint32_t taken = 0;
+  const std::uint32_t workers = owner_.worker_count();
+  for (std::uint32_t w = 0; w < workers; ++w) {
+    if (w == self_.index()) continue;
+    pool_worker& victim = owner_.worker_at(w);
+    if (victim.parked_state() != parker::running || !stuck(victim, defaults::rescue_after))
+      continue;
+    for (std::uint32_t slot = victim.owned().first; slot < victim.owned().last; ++slot) {
+      const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
+      if (q == nullptr || q->looks_empty() || q->being_processed()) continue;
+      // What we give must not be work: it would be stranded in turn.
+      const std::optional<std::uint32_t> ours = idle_slot_to_give();
+      if (!ours) return taken;
+      self_.counters.steal_attempts.add();
+      if (take(victim, slot, *ours)) {
+        ++taken;
+        self_.counters.rescues.add();
+      }
+    }
+  }
+  return taken;
+}
+
+// Whether the victim has not started a sweep for `still`, as far as this
+// thief has watched it. Reads its sweep count (a line it writes once per
+// sweep, never per message) only once the last progress this thief saw is
+// that old: before then the victim cannot be stuck, and the read would
+// cost it a miss. So a stuck victim is seen between one and two `still`
+// periods after its last sweep (or later, if this thief looks less often).
+// A running worker with nothing to do sweeps every few nanoseconds; one
+// still for that long is in a long batch, or its thread is not running.
+bool thief::stuck(const pool_worker& victim, std::chrono::nanoseconds still) noexcept {
   const auto now = std::chrono::steady_clock::now();
   victim_progress& seen = progress_[victim.index()];
-  if (now - seen.since < defaults::stuck_worker) return false;
+  if (now - seen.since < still) return false;
   const std::uint64_t sweeps = victim.sweeps();
   if (seen.sweeps != sweeps) {
     seen = {sweeps, now};
@@ -117,6 +162,11 @@ bool thief::stuck(const pool_worker& victim) noexcept {
 // The own slot to offer in a swap: preferably one whose queue is idle, so
 // that the victim gets no work in exchange.
 std::uint32_t thief::slot_to_give() noexcept {
+  return idle_slot_to_give().value_or(self_.owned().first + give_);
+}
+
+// An own slot whose queue is idle, if any, from where slot_to_give left off.
+std::optional<std::uint32_t> thief::idle_slot_to_give() noexcept {
   const runner::block mine = self_.owned();
   const std::uint32_t span = mine.last - mine.first;
   for (std::uint32_t i = 0; i < span; ++i) {
@@ -125,7 +175,7 @@ std::uint32_t thief::slot_to_give() noexcept {
     const work_queue& q = owner_.owned_queue(slot);
     if (q.looks_empty() && !q.being_processed()) return slot;
   }
-  return mine.first + give_;
+  return std::nullopt;
 }
 
 // Each other worker once, from a random one, until `take(w)` is true.

@@ -32,6 +32,11 @@ class thief {
   // A worker, other than ours, with a queue worth stealing, if any (a
   // parked worker watching for stranded mail).
   std::optional<std::uint32_t> find_stranded_work() noexcept;
+  // A busy worker's look at the others: from each one that is awake but
+  // has not started a sweep for defaults::rescue_after, takes every queue
+  // with mail that nobody processes, while it has an idle queue of its own
+  // to give in exchange. Returns how many it took.
+  std::uint32_t rescue();
 
   // Any thread: when this thief last tried to steal (steady clock ticks),
   // for the longest-victim policy. Written only by its own worker.
@@ -43,14 +48,16 @@ class thief {
   template <class Take>
   std::optional<std::uint32_t> first_other(Take&& take);
   std::optional<std::uint32_t> worth_stealing(const pool_worker& victim) noexcept;
-  bool stuck(const pool_worker& victim) noexcept;
+  bool stuck(const pool_worker& victim, std::chrono::nanoseconds still) noexcept;
+  bool take(pool_worker& victim, std::uint32_t theirs, std::uint32_t ours);
   std::uint32_t slot_to_give() noexcept;
+  std::optional<std::uint32_t> idle_slot_to_give() noexcept;
 
   executor& owner_;
   pool_worker& self_;
   victim_picker victims_;
   // Per worker, its sweep count when this thief last saw it change, and
-  // when (see stuck()).
+  // when this thief saw it change (see stuck()).
   struct victim_progress {
     std::uint64_t sweeps = ~std::uint64_t{0};
     std::chrono::steady_clock::time_point since{};

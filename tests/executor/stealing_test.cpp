@@ -295,3 +295,80 @@ TEST_CASE("mail on a worker whose thread does not run is taken by an idle worker
   sigaction(SIGUSR1, &before, nullptr);
 }
 #endif
+
+namespace {
+
+struct spin : tact::message {};
+
+// Keeps its worker busy, one message to itself after another, until the
+// witness has all its mail or `most` messages have run: its worker never
+// has an empty sweep, so it never steals as an idle worker does.
+struct spinner : tact::actor {
+  const witness* watched = nullptr;
+  std::size_t expected = 0;
+  std::uint64_t most = 0;
+  std::uint64_t spins = 0;
+  std::atomic<bool> over{false};
+  bool witness_done = false;  // when it stopped: the witness had its mail
+  spin next;
+  tact::allocation receive(spin&) {
+    witness_done = watched->received.load(std::memory_order_acquire) == expected;
+    if (witness_done || ++spins == most) {
+      over.store(true, std::memory_order_release);
+      return Nodelete;
+    }
+    *this | next;
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+#if !defined(__SANITIZE_THREAD__)
+TEST_CASE("mail on a worker whose thread does not run is taken by a busy worker") {
+  struct sigaction action{};
+  action.sa_handler = stand_still;
+  sigemptyset(&action.sa_mask);
+  struct sigaction before{};
+  REQUIRE(sigaction(SIGUSR1, &action, &before) == 0);
+
+  // As above, the stopped worker is not parked; the other is never idle.
+  tact::actor_system system{{.workers = 2, .idle_yields = 200'000}};
+  creator c;  // queue 0: worker 0's
+  prepare p;
+  c | p;
+  while (c.thread.load(std::memory_order_acquire) == 0) std::this_thread::yield();
+  witness& w = *c.created;
+  const pid_t stopped = c.thread.load();
+  auto& s = system.spawn_at<spinner>(tact::on_worker(1));
+  const std::size_t count = 100;
+  s.watched = &w;
+  s.expected = count;
+  // A count, not a time: far more than the few milliseconds a rescue
+  // takes, at any speed.
+  s.most = 50'000'000;
+
+  holding = true;
+  REQUIRE(syscall(SYS_tgkill, getpid(), stopped, SIGUSR1) == 0);
+  while (!held) std::this_thread::yield();
+  std::vector<ran> mail(count);
+  for (ran& m : mail) w | m;
+  s | s.next;
+  while (!s.over.load(std::memory_order_acquire)) std::this_thread::yield();
+  holding = false;
+  system.await_quiescence();
+
+  // All of it ran while its worker stood still and the other was busy.
+  CHECK(s.witness_done);
+  const auto elsewhere =
+      std::count_if(w.threads.begin(), w.threads.end(), [&](pid_t t) { return t != stopped; });
+  CHECK(elsewhere == static_cast<std::ptrdiff_t>(count));
+  CHECK(system.stats().total.rescues >= 1);
+  c | tact::finished_msg;
+  w | tact::finished_msg;
+  *c.spare | tact::finished_msg;
+  s | tact::delete_msg;
+  system.stop();
+  sigaction(SIGUSR1, &before, nullptr);
+}
+#endif

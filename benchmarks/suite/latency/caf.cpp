@@ -1,7 +1,8 @@
 // latency for CAF 0.17: the same protocol, parameters and checks as
 // tact.cpp (which documents the workload), written as CAF event-based
-// actors, with main pinging through a caf::scoped_actor (request, then
-// receive).
+// actors. The pinger's clock is a delayed_send to itself, sent again at
+// each tick (CAF 0.17 has no periodic timer), so a tick that its worker
+// runs late delays the next one too.
 //
 // CAF cannot place an actor on a worker: the ponger runs wherever CAF's
 // scheduler puts it, not necessarily on the sink's worker (with one thread
@@ -13,7 +14,6 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -31,6 +31,7 @@ using flood_atom = caf::atom_constant<caf::atom("flood")>;
 using ping_atom = caf::atom_constant<caf::atom("ping")>;
 using pong_atom = caf::atom_constant<caf::atom("pong")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
 
 // What the actors leave behind for main. counted_at is written before
 // counted_all is set; the counts are written by each actor as it quits and
@@ -41,6 +42,12 @@ struct outcome {
   std::uint64_t counted = 0;
   std::uint64_t flooder_received = 0;
   std::uint64_t ponger_received = 0;
+  // The pinger's, written before done is set.
+  std::uint64_t pings = 0;
+  std::uint64_t replies = 0;
+  std::uint64_t out_of_turn = 0;
+  std::vector<double> reply_us;
+  std::atomic<bool> done{false};
 };
 
 // A send time as it travels in a message.
@@ -104,6 +111,57 @@ caf::behavior ponger_actor(caf::stateful_actor<std::uint64_t>* self, outcome* ou
   };
 }
 
+struct pinger_state {
+  std::uint64_t pings = 0;
+  std::uint64_t replies = 0;
+  std::uint64_t out_of_turn = 0;
+  bool due = false;
+  std::vector<double> reply_us;
+};
+
+caf::behavior pinger_actor(caf::stateful_actor<pinger_state>* self, caf::actor ponger,
+                           suite::latency::parameters p, outcome* out) {
+  auto ping = [=] {
+    self->state.due = false;
+    self->send(ponger, ping_atom::value, ++self->state.pings, ticks(clock_type::now()));
+  };
+  auto tick_later = [=] {
+    if (p.interval.count() > 0) self->delayed_send(self, p.interval, tick_atom::value);
+  };
+  return {
+      [=](start_atom) {
+        tick_later();
+        ping();
+      },
+      [=](tick_atom) {
+        tick_later();
+        if (self->state.replies < self->state.pings)
+          self->state.due = true;
+        else
+          ping();
+      },
+      [=](pong_atom, std::uint64_t seq, std::int64_t sent) {
+        const auto now = clock_type::now();
+        auto& st = self->state;
+        if (seq != st.replies + 1) ++st.out_of_turn;
+        ++st.replies;
+        st.reply_us.push_back(
+            std::chrono::duration<double, std::micro>(now - from_ticks(sent)).count());
+        if (out->counted_all.load(std::memory_order_acquire) && st.replies >= p.min_pings) {
+          out->pings = st.pings;
+          out->replies = st.replies;
+          out->out_of_turn = st.out_of_turn;
+          out->reply_us = std::move(st.reply_us);
+          out->done.store(true, std::memory_order_release);
+          out->done.notify_all();
+          self->quit();  // a tick still on its way finds no one
+        } else if (st.due || p.interval.count() == 0) {
+          ping();
+        }
+      },
+  };
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -118,35 +176,15 @@ int main(int argc, char** argv) {
   auto ponger = system.spawn(ponger_actor, &out);
   auto flooder = system.spawn(flooder_actor, sink, p, &out);
 
-  double secs = 0;
-  std::uint64_t pings = 0, replies = 0, out_of_turn = 0;
-  std::vector<double> reply_us;
-  {
-    caf::scoped_actor self{system};
-    const auto started = clock_type::now();
-    caf::anon_send(flooder, start_atom::value);
-    auto next = started;
-    while (!out.counted_all.load(std::memory_order_acquire) || pings < p.min_pings) {
-      std::this_thread::sleep_until(next);
-      const auto sent = clock_type::now();
-      next = sent + p.interval;
-      ++pings;
-      self->request(ponger, caf::infinite, ping_atom::value, pings, ticks(sent))
-          .receive(
-              [&](pong_atom, std::uint64_t seq, std::int64_t sent_ticks) {
-                const auto now = clock_type::now();
-                if (seq != replies + 1) ++out_of_turn;
-                ++replies;
-                reply_us.push_back(
-                    std::chrono::duration<double, std::micro>(now - from_ticks(sent_ticks))
-                        .count());
-              },
-              [&](caf::error& e) { suite::fail("a ping failed: " + system.render(e)); });
-    }
-    secs = std::chrono::duration<double>(out.counted_at - started).count();
-    self->send(sink, stop_atom::value);
-    self->send(ponger, stop_atom::value);
-  }
+  auto pinger = system.spawn(pinger_actor, ponger, p, &out);
+
+  const auto started = clock_type::now();
+  caf::anon_send(flooder, start_atom::value);
+  caf::anon_send(pinger, start_atom::value);
+  out.done.wait(false, std::memory_order_acquire);
+  const double secs = std::chrono::duration<double>(out.counted_at - started).count();
+  caf::anon_send(sink, stop_atom::value);
+  caf::anon_send(ponger, stop_atom::value);
   system.await_all_actors_done();
 
   suite::check(out.counted == p.messages, "the sink counted " + std::to_string(out.counted) +
@@ -155,9 +193,11 @@ int main(int argc, char** argv) {
   suite::check(out.flooder_received == suite::latency::bursts(p),
                "the flooder ran " + std::to_string(out.flooder_received) + " bursts, expected " +
                    std::to_string(suite::latency::bursts(p)));
-  suite::check(out.ponger_received == pings && replies == pings && out_of_turn == 0,
-               std::to_string(pings) + " pings: the ponger got " +
-                   std::to_string(out.ponger_received) + ", " + std::to_string(replies) +
-                   " replies came back, " + std::to_string(out_of_turn) + " of them out of turn");
-  suite::report(o, "latency", "caf", secs, p.messages, suite::latency_fields(reply_us));
+  suite::check(out.ponger_received == out.pings && out.replies == out.pings &&
+                   out.out_of_turn == 0,
+               std::to_string(out.pings) + " pings: the ponger got " +
+                   std::to_string(out.ponger_received) + ", " + std::to_string(out.replies) +
+                   " replies came back, " + std::to_string(out.out_of_turn) +
+                   " of them out of turn");
+  suite::report(o, "latency", "caf", secs, p.messages, suite::latency_fields(out.reply_us));
 }

@@ -32,6 +32,8 @@ constexpr std::array<exported_counter, worker_stats_counters.size()> counters{{
     {&worker_stats::steal_failed_swaps, "tact_steal_failed_swaps_total",
      "Steal attempts whose swap lost a race."},
     {&worker_stats::steals, "tact_steals_total", "Work queues stolen."},
+    {&worker_stats::rescues, "tact_rescues_total",
+     "Queues a busy worker took from a worker whose thread had stopped sweeping."},
     {&worker_stats::messages_stolen, "tact_messages_stolen_total",
      "Envelopes queued in the work queues stolen."},
     {&worker_stats::parks, "tact_parks_total", "Times a worker parked for lack of work."},
