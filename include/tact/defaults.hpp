@@ -139,4 +139,10 @@ inline constexpr std::chrono::milliseconds memory_retry{1};
 inline constexpr std::string_view metrics_address = "127.0.0.1:9464";
 inline constexpr std::string_view metrics_path = "/metrics";
 
+// What decoding one value from the wire may take (tact::net::decode_limits):
+// records and containers nested this deep, and this much memory for the
+// decoded value's strings, vectors and maps, whatever the input claims.
+inline constexpr std::uint32_t wire_depth = 32;
+inline constexpr std::size_t wire_allocation = std::size_t{64} << 20;
+
 }  // namespace tact::defaults

@@ -21,7 +21,9 @@
 #               minutes (that the model sees the lost wake-up without the
 #               registration's slot check is checked for two workers by
 #               ./run test: for three, spin does not reach it in hours)
-#   fuzz        tests/fuzz/run_fuzz.sh for M minutes (at least a second)
+#   fuzz        tests/fuzz/run_fuzz.sh for M minutes, three quarters on the
+#               operations and a quarter on the wire decoder (at least a
+#               second each)
 #
 # M defaults to 10; `--minutes 0.2` is a smoke run. Builds with two jobs,
 # in build/test, build/tsan and build/asan (as ./run test does). Exits
@@ -230,9 +232,12 @@ fi
 if wanted fuzz; then
   start=$(now)
   violations=0
-  fuzz_seconds=$((seconds > 0 ? seconds : 1))
+  # Three quarters of the time to the operations, a quarter to the wire decoder.
+  fuzz_seconds=$((seconds * 3 / 4 > 0 ? seconds * 3 / 4 : 1))
+  wire_seconds=$((seconds / 4 > 0 ? seconds / 4 : 1))
   tests/fuzz/run_fuzz.sh "$fuzz_seconds" >>"$log" 2>&1 || violations=1
-  echo "fuzz: tests/fuzz/run_fuzz.sh $fuzz_seconds, $(elapsed_minutes "$start") minutes, $violations violations"
+  tests/fuzz/run_fuzz.sh "$wire_seconds" --target wire >>"$log" 2>&1 || violations=$((violations + 1))
+  echo "fuzz: tests/fuzz/run_fuzz.sh $fuzz_seconds, --target wire $wire_seconds, $(elapsed_minutes "$start") minutes, $violations violations"
   ((violations == 0)) || failed=1
 fi
 
