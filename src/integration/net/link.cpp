@@ -1,0 +1,215 @@
+#include "integration/net/link.hpp"
+
+#include <array>
+#include <cstring>
+#include <stdexcept>
+#include <utility>
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <zmq.hpp>
+
+namespace tact::net::detail {
+
+namespace {
+
+// ZeroMQ asks the handler bound here (one per context) about every CURVE
+// client before it reads a byte of its traffic (ZAP, RFC 27).
+constexpr const char* zap_endpoint = "inproc://zeromq.zap.01";
+constexpr const char* monitor_endpoint = "inproc://tact-link-monitor";
+constexpr int handshake_failures =
+    ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+// Frames read from the ROUTER in a row before the link looks at its other
+// sockets again: a flood from one peer does not hold off the ZAP handler.
+constexpr int frames_per_turn = 256;
+
+}  // namespace
+
+struct secure_link::io {
+  zmq::context_t context{1};
+  zmq::socket_t zap{context, zmq::socket_type::rep};
+  zmq::socket_t router{context, zmq::socket_type::router};
+  zmq::socket_t monitor{context, zmq::socket_type::pair};
+  std::vector<std::unique_ptr<zmq::socket_t>> dealers;  // per peer, made at its first frame
+};
+
+secure_link::secure_link(link_config config, receiver on_frame)
+    : config_{std::move(config)}, on_frame_{std::move(on_frame)}, io_{std::make_unique<io>()} {
+  io_->dealers.resize(config_.peers.size());
+  // The handler first: a client that connects before it is bound would be
+  // let in unchecked.
+  io_->zap.bind(zap_endpoint);
+  zmq::socket_t& r = io_->router;
+  r.set(zmq::sockopt::linger, 0);
+  r.set(zmq::sockopt::curve_server, 1);
+  r.set(zmq::sockopt::curve_secretkey, config_.keys.secret_key);
+  r.set(zmq::sockopt::zap_domain, "tact");
+  r.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(config_.max_frame));
+  if (zmq_socket_monitor(r.handle(), monitor_endpoint, handshake_failures) != 0)
+    throw std::runtime_error{std::string{"tact: cannot monitor the link: "} + zmq_strerror(zmq_errno())};
+  io_->monitor.connect(monitor_endpoint);
+  try {
+    r.bind(config_.listen);
+  } catch (const zmq::error_t& e) {
+    throw std::runtime_error{"tact: cannot listen on " + config_.listen + ": " + e.what()};
+  }
+  endpoint_ = r.get(zmq::sockopt::last_endpoint);
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd_ < 0) throw std::runtime_error{"tact: no eventfd for the link"};
+  // From here the sockets are the link thread's alone.
+  thread_ = std::thread{[this] { run(); }};
+}
+
+secure_link::~secure_link() {
+  {
+    std::lock_guard guard{lock_};
+    stopping_ = true;
+  }
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const auto written = ::write(wake_fd_, &one, sizeof one);
+  thread_.join();
+  ::close(wake_fd_);
+}
+
+bool secure_link::send(std::string_view peer, std::vector<std::byte> frame) {
+  std::size_t index = 0;
+  while (index < config_.peers.size() && config_.peers[index].name != peer) ++index;
+  if (index == config_.peers.size() || config_.peers[index].address.empty()) return false;
+  {
+    std::lock_guard guard{lock_};
+    outbox_.emplace_back(index, std::move(frame));
+  }
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const auto written = ::write(wake_fd_, &one, sizeof one);
+  return true;
+}
+
+link_stats secure_link::stats() const noexcept {
+  return {.accepted = accepted_.load(std::memory_order_relaxed),
+          .refused = refused_.load(std::memory_order_relaxed),
+          .handshakes_failed = handshakes_failed_.load(std::memory_order_relaxed),
+          .frames_in = frames_in_.load(std::memory_order_relaxed),
+          .frames_out = frames_out_.load(std::memory_order_relaxed),
+          .frames_dropped = frames_dropped_.load(std::memory_order_relaxed)};
+}
+
+void secure_link::run() noexcept {
+  io& s = *io_;
+  // Answers one ZAP request: 200 and the peer's name as User-Id for a
+  // CURVE client whose key is listed, 400 for anyone else.
+  const auto answer_zap = [&] {
+    std::array<zmq::message_t, 7> request;
+    std::size_t parts = 0;
+    bool more = true;
+    while (more) {
+      zmq::message_t part;
+      if (!s.zap.recv(part)) return;
+      more = part.more();
+      if (parts < request.size()) request[parts] = std::move(part);
+      ++parts;
+    }
+    std::string status = "400", text = "not on the allow-list", user;
+    if (parts == 7 && request[5].to_string_view() == "CURVE" && request[6].size() == 32) {
+      std::array<char, 41> key{};
+      zmq_z85_encode(key.data(), static_cast<const std::uint8_t*>(request[6].data()), 32);
+      for (const peer& p : config_.peers)
+        if (p.public_key == key.data()) {
+          status = "200";
+          text = "OK";
+          user = p.name;
+        }
+    }
+    (status == "200" ? accepted_ : refused_).fetch_add(1, std::memory_order_relaxed);
+    s.zap.send(zmq::str_buffer("1.0"), zmq::send_flags::sndmore);
+    s.zap.send(std::move(request[1]), zmq::send_flags::sndmore);
+    s.zap.send(zmq::buffer(status), zmq::send_flags::sndmore);
+    s.zap.send(zmq::buffer(text), zmq::send_flags::sndmore);
+    s.zap.send(zmq::buffer(user), zmq::send_flags::sndmore);
+    s.zap.send(zmq::message_t{}, zmq::send_flags::none);
+  };
+  const auto read_monitor = [&] {
+    zmq::message_t event, address;
+    if (!s.monitor.recv(event, zmq::recv_flags::dontwait)) return;
+    if (event.more()) static_cast<void>(s.monitor.recv(address));
+    handshakes_failed_.fetch_add(1, std::memory_order_relaxed);
+  };
+  // A frame is [routing id][bytes]; its sender is the User-Id its ZAP
+  // answer gave. Anything else from an authenticated peer is dropped.
+  const auto read_frames = [&] {
+    for (int i = 0; i < frames_per_turn; ++i) {
+      zmq::message_t id, frame;
+      if (!s.router.recv(id, zmq::recv_flags::dontwait)) return;
+      if (!id.more()) continue;
+      static_cast<void>(s.router.recv(frame));
+      bool extra = frame.more();
+      while (extra) {
+        zmq::message_t rest;
+        static_cast<void>(s.router.recv(rest));
+        extra = rest.more();
+      }
+      if (frame.more()) continue;
+      const char* user = nullptr;
+      try {
+        user = frame.gets("User-Id");
+      } catch (const zmq::error_t&) {
+        continue;  // not through our ZAP handler: cannot be
+      }
+      frames_in_.fetch_add(1, std::memory_order_relaxed);
+      on_frame_(user, {static_cast<const std::byte*>(frame.data()), frame.size()});
+    }
+  };
+  const auto dealer_for = [&](std::size_t index) -> zmq::socket_t& {
+    std::unique_ptr<zmq::socket_t>& d = s.dealers[index];
+    if (!d) {
+      d = std::make_unique<zmq::socket_t>(s.context, zmq::socket_type::dealer);
+      d->set(zmq::sockopt::linger, 0);
+      d->set(zmq::sockopt::curve_serverkey, config_.peers[index].public_key);
+      d->set(zmq::sockopt::curve_publickey, config_.keys.public_key);
+      d->set(zmq::sockopt::curve_secretkey, config_.keys.secret_key);
+      d->connect(config_.peers[index].address);
+    }
+    return *d;
+  };
+  // Returns false once stopping.
+  const auto drain_outbox = [&] {
+    std::uint64_t ignored = 0;
+    [[maybe_unused]] const auto read = ::read(wake_fd_, &ignored, sizeof ignored);
+    std::deque<std::pair<std::size_t, std::vector<std::byte>>> batch;
+    bool stop = false;
+    {
+      std::lock_guard guard{lock_};
+      batch.swap(outbox_);
+      stop = stopping_;
+    }
+    if (stop) return false;
+    for (auto& [index, bytes] : batch) {
+      const bool sent = dealer_for(index).send(zmq::buffer(bytes), zmq::send_flags::dontwait).has_value();
+      (sent ? frames_out_ : frames_dropped_).fetch_add(1, std::memory_order_relaxed);
+    }
+    return true;
+  };
+
+  std::array<zmq::pollitem_t, 4> items{{{s.router.handle(), 0, ZMQ_POLLIN, 0},
+                                        {s.zap.handle(), 0, ZMQ_POLLIN, 0},
+                                        {s.monitor.handle(), 0, ZMQ_POLLIN, 0},
+                                        {nullptr, wake_fd_, ZMQ_POLLIN, 0}}};
+  try {
+    for (;;) {
+      zmq::poll(items.data(), items.size(), std::chrono::milliseconds{-1});
+      if (items[1].revents & ZMQ_POLLIN) answer_zap();
+      if (items[2].revents & ZMQ_POLLIN) read_monitor();
+      if (items[0].revents & ZMQ_POLLIN) read_frames();
+      if ((items[3].revents & ZMQ_POLLIN) && !drain_outbox()) break;
+    }
+  } catch (const zmq::error_t&) {
+    // The context is going away: nothing left to serve.
+  }
+  // Closed here, on the thread that used them.
+  s.dealers.clear();
+  s.router.close();
+  s.zap.close();
+  s.monitor.close();
+}
+
+}  // namespace tact::net::detail

@@ -1,0 +1,99 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <tact/export.hpp>
+#include <tact/net/keys.hpp>
+
+namespace tact::net::detail {
+
+struct link_config {
+  // Where to listen, a ZeroMQ TCP endpoint; port 0 or '*' picks a free one
+  // (see secure_link::endpoint).
+  std::string listen;
+  key_pair keys;
+  std::vector<peer> peers;
+  // Frames larger than this are refused by ZeroMQ before they are read
+  // (ZMQ_MAXMSGSIZE), and the connection that sent one is closed.
+  std::size_t max_frame = std::size_t{4} << 20;
+};
+
+// What a link has seen, for tests and statistics.
+struct link_stats {
+  std::uint64_t accepted = 0;          // CURVE clients whose key is on the allow-list
+  std::uint64_t refused = 0;           // ... whose key is not: nothing of theirs is read
+  std::uint64_t handshakes_failed = 0; // connections whose CURVE handshake failed
+  std::uint64_t frames_in = 0;
+  std::uint64_t frames_out = 0;
+  std::uint64_t frames_dropped = 0;    // outbound, at a full queue to the peer
+};
+
+// Frames of bytes between this node and the peers of its allow-list, over
+// ZeroMQ with CURVE on both sides: every frame encrypted and authenticated,
+// with a short-term key per connection (forward secrecy) and nonces that
+// must increase (a replayed frame kills its connection). Inbound, a ZAP
+// handler lets in only clients whose public key is on the allow-list, and
+// names them; outbound, each connection pins its peer's public key, so a
+// server with another key gets nothing. So both sides check both keys.
+//
+// One thread (the link's) owns every ZeroMQ socket: a ROUTER that receives
+// from all peers, a DEALER per peer it sends to (one ordered pipe per
+// direction), the ZAP handler and a monitor of the ROUTER's handshakes.
+// Other threads hand it frames through a locked queue and an eventfd.
+class TACT_API secure_link {
+ public:
+  // Called on the link's thread for each frame that arrives, with the name
+  // its sender has on the allow-list. It must not block for long: the
+  // link reads nothing else meanwhile.
+  using receiver = std::function<void(std::string_view peer, std::span<const std::byte> frame)>;
+
+  // Binds the listening socket; throws std::runtime_error (a ZeroMQ error
+  // with the endpoint) if it cannot.
+  secure_link(link_config config, receiver on_frame);
+  ~secure_link();
+  secure_link(const secure_link&) = delete;
+  secure_link& operator=(const secure_link&) = delete;
+
+  // The endpoint it listens on, with the port it got ("tcp://127.0.0.1:39021").
+  const std::string& endpoint() const noexcept { return endpoint_; }
+
+  // Queues `frame` for the peer named `peer`, which must be on the
+  // allow-list with an address: false if it is not (nothing is sent).
+  // Frames to one peer leave in the order queued. Any thread.
+  bool send(std::string_view peer, std::vector<std::byte> frame);
+
+  // Any thread; a snapshot.
+  link_stats stats() const noexcept;
+
+ private:
+  struct io;
+  void run() noexcept;
+
+  const link_config config_;
+  const receiver on_frame_;
+  std::unique_ptr<io> io_;
+  std::string endpoint_;
+
+  std::mutex lock_;
+  std::deque<std::pair<std::size_t, std::vector<std::byte>>> outbox_;  // (peer index, frame)
+  bool stopping_ = false;
+  int wake_fd_ = -1;  // eventfd: the outbox has frames, or stop
+
+  std::atomic<std::uint64_t> accepted_{0}, refused_{0}, handshakes_failed_{0};
+  std::atomic<std::uint64_t> frames_in_{0}, frames_out_{0}, frames_dropped_{0};
+
+  std::thread thread_;
+};
+
+}  // namespace tact::net::detail
