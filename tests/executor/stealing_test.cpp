@@ -253,50 +253,52 @@ extern "C" void stand_still(int) {
   }
 }
 
-}  // namespace
-
-// ThreadSanitizer delivers a signal only at the thread's next intercepted
-// call, which an idle worker makes only when it parks: too late here.
-#if !defined(__SANITIZE_THREAD__)
-TEST_CASE("mail on a worker whose thread does not run is taken by an idle worker") {
-  struct sigaction action{};
-  action.sa_handler = stand_still;
-  sigemptyset(&action.sa_mask);
+// A system of two workers, one of which (worker 0, whose thread is
+// `stopped`) stands still in a signal handler between stop() and release(),
+// as a thread the OS does not run. Both idle long before they park: the
+// stopped one is then not parked (a post would wake a parked worker,
+// which another watches for), and the other keeps looking, as a worker
+// does between bursts. `witness` is on the stopped worker, on a queue
+// nobody processes.
+struct stopped_worker {
   struct sigaction before{};
-  REQUIRE(sigaction(SIGUSR1, &action, &before) == 0);
-
-  // Workers that idle long before they park: the stopped one is then not
-  // parked (a post would wake a parked worker, which another watches
-  // for), and the other keeps looking, as a worker does between bursts.
   tact::actor_system system{{.workers = 2, .idle_yields = 200'000}};
-  creator c;
-  prepare p;
-  c | p;
-  while (c.thread.load(std::memory_order_acquire) == 0) std::this_thread::yield();
-  witness& w = *c.created;
-  const pid_t stopped = c.thread.load();
+  creator c;  // queue 0: worker 0's
+  witness* w = nullptr;
+  pid_t stopped = 0;
 
-  holding = true;
-  REQUIRE(syscall(SYS_tgkill, getpid(), stopped, SIGUSR1) == 0);
-  while (!held) std::this_thread::yield();
-  const std::uint64_t count = 100;
-  std::vector<ran> mail(count);
-  for (ran& m : mail) w | m;
-  while (w.received.load(std::memory_order_acquire) < count) std::this_thread::yield();
-  holding = false;
-
-  const auto elsewhere =
-      std::count_if(w.threads.begin(), w.threads.end(), [&](pid_t t) { return t != stopped; });
-  CHECK(elsewhere == static_cast<std::ptrdiff_t>(count));
-  c | tact::finished_msg;
-  w | tact::finished_msg;
-  *c.spare | tact::finished_msg;
-  system.stop();
-  sigaction(SIGUSR1, &before, nullptr);
-}
-#endif
-
-namespace {
+  stopped_worker() {
+    struct sigaction action{};
+    action.sa_handler = stand_still;
+    sigemptyset(&action.sa_mask);
+    REQUIRE(sigaction(SIGUSR1, &action, &before) == 0);
+    prepare p;
+    c | p;
+    while (c.thread.load(std::memory_order_acquire) == 0) std::this_thread::yield();
+    w = c.created.get();
+    stopped = c.thread.load();
+  }
+  ~stopped_worker() {
+    holding = false;
+    system.await_quiescence();
+    c | tact::finished_msg;
+    *w | tact::finished_msg;
+    *c.spare | tact::finished_msg;
+    system.stop();
+    sigaction(SIGUSR1, &before, nullptr);
+  }
+  void stop() {
+    held = false;
+    holding = true;
+    REQUIRE(syscall(SYS_tgkill, getpid(), stopped, SIGUSR1) == 0);
+    while (!held) std::this_thread::yield();
+  }
+  void release() { holding = false; }
+  // Messages the witness received on another thread than the stopped one.
+  std::ptrdiff_t ran_elsewhere() const {
+    return std::count_if(w->threads.begin(), w->threads.end(), [&](pid_t t) { return t != stopped; });
+  }
+};
 
 struct spin : tact::message {};
 
@@ -308,10 +310,11 @@ struct spinner : tact::actor {
   std::size_t expected = 0;
   std::uint64_t most = 0;
   std::uint64_t spins = 0;
-  std::atomic<bool> over{false};
+  std::atomic<bool> started{false}, over{false};
   bool witness_done = false;  // when it stopped: the witness had its mail
   spin next;
   tact::allocation receive(spin&) {
+    started.store(true, std::memory_order_release);
     witness_done = watched->received.load(std::memory_order_acquire) == expected;
     if (witness_done || ++spins == most) {
       over.store(true, std::memory_order_release);
@@ -324,51 +327,43 @@ struct spinner : tact::actor {
 
 }  // namespace
 
+// ThreadSanitizer delivers a signal only at the thread's next intercepted
+// call, which an idle worker makes only when it parks: too late here.
 #if !defined(__SANITIZE_THREAD__)
-TEST_CASE("mail on a worker whose thread does not run is taken by a busy worker") {
-  struct sigaction action{};
-  action.sa_handler = stand_still;
-  sigemptyset(&action.sa_mask);
-  struct sigaction before{};
-  REQUIRE(sigaction(SIGUSR1, &action, &before) == 0);
-
-  // As above, the stopped worker is not parked; the other is never idle.
-  tact::actor_system system{{.workers = 2, .idle_yields = 200'000}};
-  creator c;  // queue 0: worker 0's
-  prepare p;
-  c | p;
-  while (c.thread.load(std::memory_order_acquire) == 0) std::this_thread::yield();
-  witness& w = *c.created;
-  const pid_t stopped = c.thread.load();
-  auto& s = system.spawn_at<spinner>(tact::on_worker(1));
+TEST_CASE("mail on a worker whose thread does not run is taken by an idle worker") {
+  stopped_worker f;
+  f.stop();
   const std::size_t count = 100;
-  s.watched = &w;
+  std::vector<ran> mail(count);
+  for (ran& m : mail) *f.w | m;
+  while (f.w->received.load(std::memory_order_acquire) < count) std::this_thread::yield();
+  f.release();
+  CHECK(f.ran_elsewhere() == static_cast<std::ptrdiff_t>(count));
+}
+
+TEST_CASE("mail on a worker whose thread does not run is taken by a busy worker") {
+  stopped_worker f;
+  auto& s = f.system.spawn_at<spinner>(tact::on_worker(1));
+  const std::size_t count = 100;
+  s.watched = f.w;
   s.expected = count;
   // A count, not a time: far more than the few milliseconds a rescue
   // takes, at any speed.
   s.most = 50'000'000;
-
-  holding = true;
-  REQUIRE(syscall(SYS_tgkill, getpid(), stopped, SIGUSR1) == 0);
-  while (!held) std::this_thread::yield();
-  std::vector<ran> mail(count);
-  for (ran& m : mail) w | m;
+  f.stop();
+  // Busy first: an idle worker would take the mail as a thief does.
   s | s.next;
+  while (!s.started.load(std::memory_order_acquire)) std::this_thread::yield();
+  std::vector<ran> mail(count);
+  for (ran& m : mail) *f.w | m;
   while (!s.over.load(std::memory_order_acquire)) std::this_thread::yield();
-  holding = false;
-  system.await_quiescence();
+  f.release();
+  f.system.await_quiescence();
 
   // All of it ran while its worker stood still and the other was busy.
   CHECK(s.witness_done);
-  const auto elsewhere =
-      std::count_if(w.threads.begin(), w.threads.end(), [&](pid_t t) { return t != stopped; });
-  CHECK(elsewhere == static_cast<std::ptrdiff_t>(count));
-  CHECK(system.stats().total.rescues >= 1);
-  c | tact::finished_msg;
-  w | tact::finished_msg;
-  *c.spare | tact::finished_msg;
+  CHECK(f.ran_elsewhere() == static_cast<std::ptrdiff_t>(count));
+  CHECK(f.system.stats().total.rescues >= 1);
   s | tact::delete_msg;
-  system.stop();
-  sigaction(SIGUSR1, &before, nullptr);
 }
 #endif
