@@ -22,6 +22,7 @@ namespace {
 
 using tact::net::detail::link_config;
 using tact::net::detail::secure_link;
+using tact::net::detail::send_result;
 
 // What a link received, by sender; filled on the link's thread.
 struct inbox {
@@ -77,15 +78,13 @@ TEST_CASE("a listed peer's frames arrive once each, in order, under its name") {
                      .peers = {{"beta", beta_keys.public_key, beta.endpoint()}}},
                     at_alpha.receiver()};
 
-  CHECK_FALSE(alpha.send("gamma", numbered(0)));  // not listed
-  // In rounds smaller than a connection's queue (1,000 frames), so that
-  // none is dropped while the connection is made.
-  const std::uint64_t rounds = 20, per_round = 500;
-  for (std::uint64_t r = 0; r < rounds; ++r) {
-    for (std::uint64_t i = 0; i < per_round; ++i)
-      REQUIRE(alpha.send("beta", numbered(r * per_round + i, 16 + (i % 7) * 100)));
-    at_beta.wait_for((r + 1) * per_round);
-  }
+  CHECK(alpha.send("gamma", numbered(0)) == send_result::unknown_peer);  // not listed
+  // All at once: far more than a connection takes before its peer reads
+  // (1,000 frames); the rest wait in the link's queue, none is dropped.
+  const std::uint64_t rounds = 20, per_round = 1'000;
+  for (std::uint64_t i = 0; i < rounds * per_round; ++i)
+    REQUIRE(alpha.send("beta", numbered(i, 16 + (i % per_round % 7) * 100)) == send_result::queued);
+  at_beta.wait_for(rounds * per_round);
   std::lock_guard guard{at_beta.lock};
   REQUIRE(at_beta.frames.size() == rounds * per_round);
   std::uint64_t out_of_order = 0, misnamed = 0, wrong_size = 0;
@@ -101,7 +100,7 @@ TEST_CASE("a listed peer's frames arrive once each, in order, under its name") {
   CHECK(beta.stats().refused == 0);
   CHECK(beta.stats().frames_in == rounds * per_round);
   CHECK(alpha.stats().frames_out == rounds * per_round);
-  CHECK(alpha.stats().frames_dropped == 0);
+  CHECK(alpha.stats().overflows == 0);
 }
 
 TEST_CASE("a client whose key is not on the allow-list gets nothing through") {
@@ -117,7 +116,7 @@ TEST_CASE("a client whose key is not on the allow-list gets nothing through") {
                         .keys = intruder_keys,
                         .peers = {{"beta", beta_keys.public_key, beta.endpoint()}}},
                        unused.receiver()};
-  for (std::uint64_t i = 0; i < 100; ++i) REQUIRE(intruder.send("beta", numbered(i)));
+  for (std::uint64_t i = 0; i < 100; ++i) REQUIRE(intruder.send("beta", numbered(i)) == send_result::queued);
   wait_until([&] { return beta.stats().refused + beta.stats().accepted >= 1; });
   CHECK(beta.stats().accepted == 0);
 
@@ -126,7 +125,7 @@ TEST_CASE("a client whose key is not on the allow-list gets nothing through") {
                      .keys = alpha_keys,
                      .peers = {{"beta", beta_keys.public_key, beta.endpoint()}}},
                     unused.receiver()};
-  REQUIRE(alpha.send("beta", numbered(7)));
+  REQUIRE(alpha.send("beta", numbered(7)) == send_result::queued);
   at_beta.wait_for(1);
   std::lock_guard guard{at_beta.lock};
   REQUIRE(at_beta.frames.size() == 1);
@@ -149,12 +148,41 @@ TEST_CASE("a client that pins another server key sends nothing to this one") {
                      .keys = alpha_keys,
                      .peers = {{"beta", impostor_keys.public_key, beta.endpoint()}}},
                     unused.receiver()};
-  for (std::uint64_t i = 0; i < 100; ++i) REQUIRE(alpha.send("beta", numbered(i)));
+  for (std::uint64_t i = 0; i < 100; ++i) REQUIRE(alpha.send("beta", numbered(i)) == send_result::queued);
   wait_until([&] { return beta.stats().handshakes_failed + beta.stats().frames_in >= 1; });
   CHECK(beta.stats().accepted == 0);
   CHECK(beta.stats().frames_in == 0);
   std::lock_guard guard{at_beta.lock};
   CHECK(at_beta.frames.empty());
+}
+
+TEST_CASE("frames for a peer that does not read are refused past the bound, never dropped unsaid") {
+  const auto keys = tact::net::generate_key_pair();
+  inbox unused;
+  std::string gone;
+  {
+    secure_link listener{{.listen = loopback, .keys = keys, .peers = {}}, unused.receiver()};
+    gone = listener.endpoint();  // nobody listens there once it is destroyed
+  }
+  const auto alpha_keys = tact::net::generate_key_pair();
+  const std::size_t frame = 1'000;
+  secure_link alpha{{.listen = loopback,
+                     .keys = alpha_keys,
+                     .peers = {{"beta", keys.public_key, gone}},
+                     .max_queued = 100 * frame},
+                    unused.receiver()};
+  std::uint64_t queued = 0, refused = 0;
+  for (std::uint64_t i = 0; i < 3'000; ++i) {
+    const send_result r = alpha.send("beta", numbered(i, frame));
+    REQUIRE(r != send_result::unknown_peer);
+    (r == send_result::queued ? queued : refused) += 1;
+  }
+  // The connection takes up to 1,000 frames while it waits for its peer,
+  // the link's queue 100 more; every other send was told no.
+  CHECK(refused >= 1'000);
+  CHECK(queued <= 1'100);
+  CHECK(queued + refused == 3'000);
+  CHECK(alpha.stats().overflows == refused);
 }
 
 TEST_CASE("a link that cannot listen says where") {

@@ -37,6 +37,7 @@ struct secure_link::io {
 secure_link::secure_link(link_config config, receiver on_frame)
     : config_{std::move(config)}, on_frame_{std::move(on_frame)}, io_{std::make_unique<io>()} {
   io_->dealers.resize(config_.peers.size());
+  outboxes_.resize(config_.peers.size());
   // The handler first: a client that connects before it is bound would be
   // let in unchecked.
   io_->zap.bind(zap_endpoint);
@@ -72,17 +73,30 @@ secure_link::~secure_link() {
   ::close(wake_fd_);
 }
 
-bool secure_link::send(std::string_view peer, std::vector<std::byte> frame) {
+send_result secure_link::send(std::string_view peer, std::vector<std::byte> frame) {
   std::size_t index = 0;
   while (index < config_.peers.size() && config_.peers[index].name != peer) ++index;
-  if (index == config_.peers.size() || config_.peers[index].address.empty()) return false;
+  if (index == config_.peers.size() || config_.peers[index].address.empty())
+    return send_result::unknown_peer;
+  bool first = false;
   {
     std::lock_guard guard{lock_};
-    outbox_.emplace_back(index, std::move(frame));
+    outbox& box = outboxes_[index];
+    if (frame.size() > config_.max_queued - std::min(box.bytes, config_.max_queued)) {
+      overflows_.fetch_add(1, std::memory_order_relaxed);
+      return send_result::overflow;
+    }
+    first = box.frames.empty();
+    box.bytes += frame.size();
+    box.frames.push_back(std::move(frame));
   }
-  const std::uint64_t one = 1;
-  [[maybe_unused]] const auto written = ::write(wake_fd_, &one, sizeof one);
-  return true;
+  // Only a frame that found its queue empty needs the link's attention: the
+  // link is sending the others, or waiting for room for them.
+  if (first) {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const auto written = ::write(wake_fd_, &one, sizeof one);
+  }
+  return send_result::queued;
 }
 
 link_stats secure_link::stats() const noexcept {
@@ -91,7 +105,7 @@ link_stats secure_link::stats() const noexcept {
           .handshakes_failed = handshakes_failed_.load(std::memory_order_relaxed),
           .frames_in = frames_in_.load(std::memory_order_relaxed),
           .frames_out = frames_out_.load(std::memory_order_relaxed),
-          .frames_dropped = frames_dropped_.load(std::memory_order_relaxed)};
+          .overflows = overflows_.load(std::memory_order_relaxed)};
 }
 
 void secure_link::run() noexcept {
@@ -171,36 +185,54 @@ void secure_link::run() noexcept {
     }
     return *d;
   };
+  // Hands each peer's queued frames to its connection until the queue is
+  // empty or the connection is full (then `blocked`, and polled for room).
   // Returns false once stopping.
-  const auto drain_outbox = [&] {
-    std::uint64_t ignored = 0;
-    [[maybe_unused]] const auto read = ::read(wake_fd_, &ignored, sizeof ignored);
-    std::deque<std::pair<std::size_t, std::vector<std::byte>>> batch;
-    bool stop = false;
-    {
-      std::lock_guard guard{lock_};
-      batch.swap(outbox_);
-      stop = stopping_;
-    }
-    if (stop) return false;
-    for (auto& [index, bytes] : batch) {
-      const bool sent = dealer_for(index).send(zmq::buffer(bytes), zmq::send_flags::dontwait).has_value();
-      (sent ? frames_out_ : frames_dropped_).fetch_add(1, std::memory_order_relaxed);
+  std::vector<bool> blocked(config_.peers.size(), false);
+  const auto drain_outboxes = [&] {
+    std::lock_guard guard{lock_};
+    if (stopping_) return false;
+    for (std::size_t index = 0; index < outboxes_.size(); ++index) {
+      outbox& box = outboxes_[index];
+      blocked[index] = false;
+      while (!box.frames.empty()) {
+        std::vector<std::byte>& bytes = box.frames.front();
+        if (!dealer_for(index).send(zmq::buffer(bytes), zmq::send_flags::dontwait)) {
+          blocked[index] = true;
+          break;
+        }
+        frames_out_.fetch_add(1, std::memory_order_relaxed);
+        box.bytes -= bytes.size();
+        box.frames.pop_front();
+      }
     }
     return true;
   };
 
-  std::array<zmq::pollitem_t, 4> items{{{s.router.handle(), 0, ZMQ_POLLIN, 0},
-                                        {s.zap.handle(), 0, ZMQ_POLLIN, 0},
-                                        {s.monitor.handle(), 0, ZMQ_POLLIN, 0},
-                                        {nullptr, wake_fd_, ZMQ_POLLIN, 0}}};
+  // The fixed sockets and the eventfd, then a DEALER for each peer whose
+  // connection is full, polled for room.
+  constexpr std::size_t fixed = 4;
+  std::vector<zmq::pollitem_t> items{{s.router.handle(), 0, ZMQ_POLLIN, 0},
+                                     {s.zap.handle(), 0, ZMQ_POLLIN, 0},
+                                     {s.monitor.handle(), 0, ZMQ_POLLIN, 0},
+                                     {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
   try {
     for (;;) {
+      items.resize(fixed);
+      for (std::size_t index = 0; index < blocked.size(); ++index)
+        if (blocked[index]) items.push_back({s.dealers[index]->handle(), 0, ZMQ_POLLOUT, 0});
       zmq::poll(items.data(), items.size(), std::chrono::milliseconds{-1});
       if (items[1].revents & ZMQ_POLLIN) answer_zap();
       if (items[2].revents & ZMQ_POLLIN) read_monitor();
       if (items[0].revents & ZMQ_POLLIN) read_frames();
-      if ((items[3].revents & ZMQ_POLLIN) && !drain_outbox()) break;
+      bool room = false;
+      for (std::size_t i = fixed; i < items.size(); ++i) room = room || (items[i].revents & ZMQ_POLLOUT) != 0;
+      if (items[3].revents & ZMQ_POLLIN) {
+        std::uint64_t ignored = 0;
+        [[maybe_unused]] const auto read = ::read(wake_fd_, &ignored, sizeof ignored);
+        room = true;
+      }
+      if (room && !drain_outboxes()) break;
     }
   } catch (const zmq::error_t&) {
     // The context is going away: nothing left to serve.

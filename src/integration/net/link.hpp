@@ -27,6 +27,15 @@ struct link_config {
   // Frames larger than this are refused by ZeroMQ before they are read
   // (ZMQ_MAXMSGSIZE), and the connection that sent one is closed.
   std::size_t max_frame = std::size_t{4} << 20;
+  // Bytes of frames queued for one peer and not yet taken by its
+  // connection, at most: a send past it is refused (send_result::overflow).
+  std::size_t max_queued = std::size_t{64} << 20;
+};
+
+enum class send_result : std::uint8_t {
+  queued,        // it will leave in order, unless the connection is lost
+  unknown_peer,  // not on the allow-list, or no address to connect to
+  overflow,      // the peer's queue is full (link_config::max_queued): not sent
 };
 
 // What a link has seen, for tests and statistics.
@@ -35,8 +44,8 @@ struct link_stats {
   std::uint64_t refused = 0;           // ... whose key is not: nothing of theirs is read
   std::uint64_t handshakes_failed = 0; // connections whose CURVE handshake failed
   std::uint64_t frames_in = 0;
-  std::uint64_t frames_out = 0;
-  std::uint64_t frames_dropped = 0;    // outbound, at a full queue to the peer
+  std::uint64_t frames_out = 0;        // taken by a peer's connection
+  std::uint64_t overflows = 0;         // sends refused at a full queue (never dropped unsaid)
 };
 
 // Frames of bytes between this node and the peers of its allow-list, over
@@ -50,7 +59,8 @@ struct link_stats {
 // One thread (the link's) owns every ZeroMQ socket: a ROUTER that receives
 // from all peers, a DEALER per peer it sends to (one ordered pipe per
 // direction), the ZAP handler and a monitor of the ROUTER's handshakes.
-// Other threads hand it frames through a locked queue and an eventfd.
+// Other threads hand it frames through a bounded queue per peer (locked)
+// and an eventfd.
 class TACT_API secure_link {
  public:
   // Called on the link's thread for each frame that arrives, with the name
@@ -69,9 +79,12 @@ class TACT_API secure_link {
   const std::string& endpoint() const noexcept { return endpoint_; }
 
   // Queues `frame` for the peer named `peer`, which must be on the
-  // allow-list with an address: false if it is not (nothing is sent).
-  // Frames to one peer leave in the order queued. Any thread.
-  bool send(std::string_view peer, std::vector<std::byte> frame);
+  // allow-list with an address. Frames to one peer leave in the order
+  // queued; a frame waits while the peer's connection is full (ZeroMQ's
+  // high-water mark), never dropped, and a send that would queue more than
+  // link_config::max_queued bytes for the peer is refused instead. Any
+  // thread.
+  send_result send(std::string_view peer, std::vector<std::byte> frame);
 
   // Any thread; a snapshot.
   link_stats stats() const noexcept;
@@ -85,13 +98,19 @@ class TACT_API secure_link {
   std::unique_ptr<io> io_;
   std::string endpoint_;
 
+  // Frames waiting for each peer's connection, and their bytes. Guarded
+  // by lock_: senders append, the link's thread hands frames to ZeroMQ.
+  struct outbox {
+    std::deque<std::vector<std::byte>> frames;
+    std::size_t bytes = 0;
+  };
   std::mutex lock_;
-  std::deque<std::pair<std::size_t, std::vector<std::byte>>> outbox_;  // (peer index, frame)
+  std::vector<outbox> outboxes_;  // per peer, as in config_.peers
   bool stopping_ = false;
   int wake_fd_ = -1;  // eventfd: the outbox has frames, or stop
 
   std::atomic<std::uint64_t> accepted_{0}, refused_{0}, handshakes_failed_{0};
-  std::atomic<std::uint64_t> frames_in_{0}, frames_out_{0}, frames_dropped_{0};
+  std::atomic<std::uint64_t> frames_in_{0}, frames_out_{0}, overflows_{0};
 
   std::thread thread_;
 };
