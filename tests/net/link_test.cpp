@@ -14,6 +14,11 @@
 #include <thread>
 #include <vector>
 
+#include <csignal>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <tact/net/keys.hpp>
 
 #include "integration/net/link.hpp"
@@ -21,6 +26,7 @@
 namespace {
 
 using tact::net::detail::link_config;
+using tact::net::detail::peer_event;
 using tact::net::detail::secure_link;
 using tact::net::detail::send_result;
 
@@ -42,6 +48,25 @@ struct inbox {
   void wait_for(std::size_t count) {
     std::unique_lock guard{lock};
     arrived.wait(guard, [&] { return frames.size() >= count; });
+  }
+};
+
+// What a link reported of its peers' connections; filled on its thread.
+struct events {
+  std::mutex lock;
+  std::condition_variable changed;
+  std::vector<peer_event> seen;
+
+  secure_link::watcher watcher() {
+    return [this](std::string_view, peer_event e) {
+      std::lock_guard guard{lock};
+      seen.push_back(e);
+      changed.notify_all();
+    };
+  }
+  void wait_for(std::size_t count) {
+    std::unique_lock guard{lock};
+    changed.wait(guard, [&] { return seen.size() >= count; });
   }
 };
 
@@ -195,4 +220,77 @@ TEST_CASE("a link that cannot listen says where") {
   } catch (const std::runtime_error& e) {
     CHECK(std::string{e.what()}.find(first.endpoint()) != std::string::npos);
   }
+}
+
+TEST_CASE("a peer that goes away is reported lost") {
+  const auto alpha_keys = tact::net::generate_key_pair();
+  const auto beta_keys = tact::net::generate_key_pair();
+  inbox unused;
+  events at_alpha;
+  auto beta = std::make_unique<secure_link>(
+      link_config{.listen = loopback, .keys = beta_keys, .peers = {{"alpha", alpha_keys.public_key, ""}}},
+      unused.receiver());
+  secure_link alpha{{.listen = loopback,
+                     .keys = alpha_keys,
+                     .peers = {{"beta", beta_keys.public_key, beta->endpoint()}}},
+                    unused.receiver(), at_alpha.watcher()};
+  REQUIRE(alpha.send("beta", numbered(1)) == send_result::queued);
+  at_alpha.wait_for(1);
+  beta.reset();
+  at_alpha.wait_for(2);
+  std::lock_guard guard{at_alpha.lock};
+  CHECK(at_alpha.seen == std::vector<peer_event>{peer_event::connected, peer_event::lost});
+}
+
+// A peer in a process of its own, which the test stops (SIGSTOP), lets go
+// on (SIGCONT) and kills: alive at the TCP level while stopped, so only
+// heartbeats can tell.
+TEST_CASE("a stopped peer process is reported lost by heartbeats, and connected again when it resumes") {
+  const auto alpha_keys = tact::net::generate_key_pair();
+  const auto beta_keys = tact::net::generate_key_pair();
+  int ends[2];
+  REQUIRE(::pipe(ends) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::close(ends[0]);
+    try {
+      secure_link beta{{.listen = loopback, .keys = beta_keys, .peers = {{"alpha", alpha_keys.public_key, ""}}},
+                       [](std::string_view, std::span<const std::byte>) {}};
+      const std::string line = beta.endpoint() + "\n";
+      if (::write(ends[1], line.data(), line.size()) != static_cast<ssize_t>(line.size())) ::_exit(1);
+      for (;;) ::pause();
+    } catch (...) {
+      ::_exit(2);
+    }
+  }
+  ::close(ends[1]);
+  std::string endpoint;
+  for (char c; ::read(ends[0], &c, 1) == 1 && c != '\n';) endpoint += c;
+  ::close(ends[0]);
+  REQUIRE_FALSE(endpoint.empty());
+
+  inbox unused;
+  events at_alpha;
+  {
+    secure_link alpha{{.listen = loopback,
+                       .keys = alpha_keys,
+                       .peers = {{"beta", beta_keys.public_key, endpoint}},
+                       .heartbeat = std::chrono::milliseconds{100},
+                       .heartbeat_timeout = std::chrono::milliseconds{500}},
+                      unused.receiver(), at_alpha.watcher()};
+    REQUIRE(alpha.send("beta", numbered(1)) == send_result::queued);
+    at_alpha.wait_for(1);
+    ::kill(child, SIGSTOP);
+    at_alpha.wait_for(2);
+    ::kill(child, SIGCONT);
+    at_alpha.wait_for(3);
+    ::kill(child, SIGKILL);
+    at_alpha.wait_for(4);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  std::lock_guard guard{at_alpha.lock};
+  CHECK(at_alpha.seen == std::vector<peer_event>{peer_event::connected, peer_event::lost,
+                                                 peer_event::connected, peer_event::lost});
 }

@@ -32,11 +32,18 @@ struct secure_link::io {
   zmq::socket_t router{context, zmq::socket_type::router};
   zmq::socket_t monitor{context, zmq::socket_type::pair};
   std::vector<std::unique_ptr<zmq::socket_t>> dealers;  // per peer, made at its first frame
+  std::vector<std::unique_ptr<zmq::socket_t>> watches;  // per dealer: its connection's events
+  std::vector<bool> up;                                 // per peer: connected
 };
 
-secure_link::secure_link(link_config config, receiver on_frame)
-    : config_{std::move(config)}, on_frame_{std::move(on_frame)}, io_{std::make_unique<io>()} {
+secure_link::secure_link(link_config config, receiver on_frame, watcher on_peer)
+    : config_{std::move(config)},
+      on_frame_{std::move(on_frame)},
+      on_peer_{std::move(on_peer)},
+      io_{std::make_unique<io>()} {
   io_->dealers.resize(config_.peers.size());
+  io_->watches.resize(config_.peers.size());
+  io_->up.resize(config_.peers.size(), false);
   outboxes_.resize(config_.peers.size());
   // The handler first: a client that connects before it is bound would be
   // let in unchecked.
@@ -148,6 +155,18 @@ void secure_link::run() noexcept {
     if (event.more()) static_cast<void>(s.monitor.recv(address));
     handshakes_failed_.fetch_add(1, std::memory_order_relaxed);
   };
+  // An event of the connection to peer `index`: [event id, value][address].
+  const auto read_watch = [&](std::size_t index) {
+    zmq::message_t event, address;
+    if (!s.watches[index]->recv(event, zmq::recv_flags::dontwait)) return;
+    if (event.more()) static_cast<void>(s.watches[index]->recv(address));
+    std::uint16_t id = 0;
+    if (event.size() >= sizeof id) std::memcpy(&id, event.data(), sizeof id);
+    const bool connected = id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED;
+    if (connected == s.up[index] || (!connected && id != ZMQ_EVENT_DISCONNECTED)) return;
+    s.up[index] = connected;
+    if (on_peer_) on_peer_(config_.peers[index].name, connected ? peer_event::connected : peer_event::lost);
+  };
   // A frame is [routing id][bytes]; its sender is the User-Id its ZAP
   // answer gave. Anything else from an authenticated peer is dropped.
   const auto read_frames = [&] {
@@ -181,6 +200,16 @@ void secure_link::run() noexcept {
       d->set(zmq::sockopt::curve_serverkey, config_.peers[index].public_key);
       d->set(zmq::sockopt::curve_publickey, config_.keys.public_key);
       d->set(zmq::sockopt::curve_secretkey, config_.keys.secret_key);
+      d->set(zmq::sockopt::heartbeat_ivl, static_cast<int>(config_.heartbeat.count()));
+      d->set(zmq::sockopt::heartbeat_timeout, static_cast<int>(config_.heartbeat_timeout.count()));
+      d->set(zmq::sockopt::heartbeat_ttl, static_cast<int>(config_.heartbeat_timeout.count()));
+      // Watched before it connects: no event is missed.
+      const std::string watch = "inproc://tact-link-peer-" + std::to_string(index);
+      if (zmq_socket_monitor(d->handle(), watch.c_str(),
+                             ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED) != 0)
+        throw zmq::error_t{};
+      s.watches[index] = std::make_unique<zmq::socket_t>(s.context, zmq::socket_type::pair);
+      s.watches[index]->connect(watch);
       d->connect(config_.peers[index].address);
     }
     return *d;
@@ -209,9 +238,11 @@ void secure_link::run() noexcept {
     return true;
   };
 
-  // The fixed sockets and the eventfd, then a DEALER for each peer whose
-  // connection is full, polled for room.
+  // The fixed sockets and the eventfd, then the watch of each peer's
+  // connection, then a DEALER for each peer whose connection is full,
+  // polled for room.
   constexpr std::size_t fixed = 4;
+  std::vector<std::size_t> watched;  // the peer of each watch polled
   std::vector<zmq::pollitem_t> items{{s.router.handle(), 0, ZMQ_POLLIN, 0},
                                      {s.zap.handle(), 0, ZMQ_POLLIN, 0},
                                      {s.monitor.handle(), 0, ZMQ_POLLIN, 0},
@@ -219,14 +250,23 @@ void secure_link::run() noexcept {
   try {
     for (;;) {
       items.resize(fixed);
+      watched.clear();
+      for (std::size_t index = 0; index < s.watches.size(); ++index)
+        if (s.watches[index]) {
+          items.push_back({s.watches[index]->handle(), 0, ZMQ_POLLIN, 0});
+          watched.push_back(index);
+        }
+      const std::size_t rooms = items.size();
       for (std::size_t index = 0; index < blocked.size(); ++index)
         if (blocked[index]) items.push_back({s.dealers[index]->handle(), 0, ZMQ_POLLOUT, 0});
       zmq::poll(items.data(), items.size(), std::chrono::milliseconds{-1});
       if (items[1].revents & ZMQ_POLLIN) answer_zap();
       if (items[2].revents & ZMQ_POLLIN) read_monitor();
+      for (std::size_t i = fixed; i < rooms; ++i)
+        if (items[i].revents & ZMQ_POLLIN) read_watch(watched[i - fixed]);
       if (items[0].revents & ZMQ_POLLIN) read_frames();
       bool room = false;
-      for (std::size_t i = fixed; i < items.size(); ++i) room = room || (items[i].revents & ZMQ_POLLOUT) != 0;
+      for (std::size_t i = rooms; i < items.size(); ++i) room = room || (items[i].revents & ZMQ_POLLOUT) != 0;
       if (items[3].revents & ZMQ_POLLIN) {
         std::uint64_t ignored = 0;
         [[maybe_unused]] const auto read = ::read(wake_fd_, &ignored, sizeof ignored);
@@ -239,6 +279,7 @@ void secure_link::run() noexcept {
   }
   // Closed here, on the thread that used them.
   s.dealers.clear();
+  s.watches.clear();
   s.router.close();
   s.zap.close();
   s.monitor.close();

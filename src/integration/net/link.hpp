@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -30,6 +31,18 @@ struct link_config {
   // Bytes of frames queued for one peer and not yet taken by its
   // connection, at most: a send past it is refused (send_result::overflow).
   std::size_t max_queued = std::size_t{64} << 20;
+  // Heartbeats on each outbound connection (ZMTP PING and PONG): a peer
+  // that answers none for `heartbeat_timeout` is taken for lost even while
+  // its TCP connection stands (a stopped process, a wedged machine), and
+  // the peer drops us likewise when our pings stop.
+  std::chrono::milliseconds heartbeat{1'000};
+  std::chrono::milliseconds heartbeat_timeout{5'000};
+};
+
+// What happened to the connection to a peer (secure_link::watcher).
+enum class peer_event : std::uint8_t {
+  connected,  // the handshake succeeded: frames flow
+  lost,       // the connection closed or went silent; the link connects again
 };
 
 enum class send_result : std::uint8_t {
@@ -67,10 +80,14 @@ class TACT_API secure_link {
   // its sender has on the allow-list. It must not block for long: the
   // link reads nothing else meanwhile.
   using receiver = std::function<void(std::string_view peer, std::span<const std::byte> frame)>;
+  // Called on the link's thread when the connection to a peer this link
+  // sends to is made or lost: connected and lost alternate, connected
+  // first. Frames queued in a connection that is lost are lost with it.
+  using watcher = std::function<void(std::string_view peer, peer_event event)>;
 
   // Binds the listening socket; throws std::runtime_error (a ZeroMQ error
   // with the endpoint) if it cannot.
-  secure_link(link_config config, receiver on_frame);
+  secure_link(link_config config, receiver on_frame, watcher on_peer = {});
   ~secure_link();
   secure_link(const secure_link&) = delete;
   secure_link& operator=(const secure_link&) = delete;
@@ -95,6 +112,7 @@ class TACT_API secure_link {
 
   const link_config config_;
   const receiver on_frame_;
+  const watcher on_peer_;
   std::unique_ptr<io> io_;
   std::string endpoint_;
 
