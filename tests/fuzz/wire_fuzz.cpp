@@ -7,10 +7,12 @@
 
 #include <tact/net/wire.hpp>
 
+#include "integration/net/protocol.hpp"
 #include "support/wire_types.hpp"
 
 // The wire decoder on untrusted bytes (see docs/fuzzing.md): the first byte
-// picks a type, the rest is decoded as one value of it under tight limits.
+// picks a type, or a frame as nodes exchange them, and the rest is decoded
+// as one value of it under tight limits.
 // Whatever decodes must encode back to exactly the same bytes (the format
 // has one encoding per value); whatever does not must fail cleanly, within
 // the limits (the fuzzer's -malloc_limit_mb catches a single allocation
@@ -31,18 +33,29 @@ void round_trip(std::span<const std::byte> in) {
   }
 }
 
+void frame_round_trip(std::span<const std::byte> in) {
+  tact::net::detail::frame f;
+  if (tact::net::detail::decode_frame(in, f, limits) != tact::net::wire_error::none) return;
+  const std::vector<std::byte> again = tact::net::detail::encode_frame(f);
+  if (again.size() != in.size() || !std::equal(again.begin(), again.end(), in.begin())) {
+    std::fprintf(stderr, "wire_fuzz: a frame decoded, and encoded back to other bytes\n");
+    std::abort();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::span<const std::byte> in{reinterpret_cast<const std::byte*>(data) + 1, size - 1};
-  switch (data[0] % 6) {
+  switch (data[0] % 7) {
     case 0: round_trip<wire_sample::put>(in); break;
     case 1: round_trip<wire_sample::scalars>(in); break;
     case 2: round_trip<wire_sample::tree>(in); break;
     case 3: round_trip<wire_sample::containers>(in); break;
     case 4: round_trip<std::vector<wire_sample::nothing>>(in); break;
     case 5: round_trip<std::map<std::int16_t, std::string>>(in); break;
+    case 6: frame_round_trip(in); break;
   }
   return 0;
 }

@@ -1,0 +1,122 @@
+#pragma once
+
+// The frames nodes exchange over a link (docs/remote.md, "Frames"), in
+// tact's own wire format: a byte for the kind of frame, then one record.
+// Header-only, so that the wire fuzzer decodes frames as nodes do.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include <tact/net/wire.hpp>
+
+namespace tact::net::detail {
+
+// Both ends of a connection speak the same version, or part.
+inline constexpr std::uint16_t protocol_version = 1;
+
+// A message type a node receives: its stable name and the fingerprint of
+// its shape (tact::net::wire_fingerprint).
+struct type_entry {
+  std::string name;
+  std::uint64_t fingerprint = 0;
+};
+TACT_WIRE(type_entry, "tact.type", name, fingerprint);
+
+// The first frame each way on a connection.
+struct hello {
+  std::uint16_t version = protocol_version;
+  // Drawn at random each time a node starts: a peer that restarted is a
+  // new node, and what referred to the old one reports it down.
+  std::uint64_t incarnation = 0;
+  // Where the sender listens, empty if it does not.
+  std::string listen;
+  // Every message type the sender receives; envelopes to it name their
+  // type by its index here.
+  std::vector<type_entry> types;
+};
+TACT_WIRE(hello, "tact.hello", version, incarnation, listen, types);
+
+// One message for one actor.
+struct envelope {
+  std::uint64_t target = 0;  // the receiver's id for the actor
+  std::uint32_t type = 0;    // an index into the receiver's hello::types
+  std::uint64_t sender = 0;  // the sender's id for where replies go; 0: none
+  std::vector<std::byte> payload;  // the message, in its type's encoding
+};
+TACT_WIRE(envelope, "tact.envelope", target, type, sender, payload);
+
+// Small messages travel together: encryption costs about a microsecond
+// per frame, whatever its size up to a few kilobytes.
+struct batch {
+  std::vector<envelope> envelopes;
+};
+TACT_WIRE(batch, "tact.batch", envelopes);
+
+enum class frame_kind : std::uint8_t { hello = 1, batch = 2 };
+
+using frame = std::variant<hello, batch>;
+
+inline std::vector<std::byte> encode_frame(const frame& f) {
+  std::vector<std::byte> out;
+  std::visit(
+      [&](const auto& record) {
+        using record_type = std::remove_cvref_t<decltype(record)>;
+        const frame_kind kind = std::is_same_v<record_type, hello> ? frame_kind::hello : frame_kind::batch;
+        out.push_back(static_cast<std::byte>(kind));
+        encode(record, out);
+      },
+      f);
+  return out;
+}
+
+// Reads one frame: an unknown kind is bad_value, and the record is
+// decoded under `limits` (see tact::net::decode).
+inline wire_error decode_frame(std::span<const std::byte> in, frame& out, const decode_limits& limits = {}) {
+  if (in.empty()) return wire_error::truncated;
+  const auto rest = in.subspan(1);
+  switch (static_cast<frame_kind>(in[0])) {
+    case frame_kind::hello:
+      return decode(rest, out.emplace<hello>(), limits);
+    case frame_kind::batch:
+      return decode(rest, out.emplace<batch>(), limits);
+  }
+  return wire_error::bad_value;
+}
+
+// Why a peer cannot be sent a type this node would send it.
+struct type_mismatch {
+  enum class reason : std::uint8_t { unknown, other_shape };
+  std::string name;
+  reason why;
+};
+
+// The types of `ours` (what this node would send) that the peer, by its
+// hello::types, does not receive, or receives under another shape: a
+// message of those is refused at send, with its name, instead of being
+// decoded into garbage.
+inline std::vector<type_mismatch> mismatches(const std::vector<type_entry>& ours,
+                                             const std::vector<type_entry>& theirs) {
+  std::vector<type_mismatch> out;
+  for (const type_entry& t : ours) {
+    const type_entry* found = nullptr;
+    for (const type_entry& u : theirs)
+      if (u.name == t.name) found = &u;
+    if (found == nullptr)
+      out.push_back({t.name, type_mismatch::reason::unknown});
+    else if (found->fingerprint != t.fingerprint)
+      out.push_back({t.name, type_mismatch::reason::other_shape});
+  }
+  return out;
+}
+
+// The entry of T for a hello.
+template <wire_record T>
+type_entry entry_of() {
+  return {std::string{wire_name<T>()}, wire_fingerprint<T>()};
+}
+
+}  // namespace tact::net::detail
