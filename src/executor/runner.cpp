@@ -247,7 +247,9 @@ bool runner::claim_or_join(work_queue& q, std::uint32_t index, void* target, voi
       // next burst, and each claim would only be handed back.
       if (batch.size() >= defaults::claim_joins) flooded_ = index;
       if (sleeper* parked = q.pause()) parked->wake();
-      // This batch's claim is the newest: taken off the ring's back.
+      // Released. The newest claim (as this batch's is, unless a
+      // behaviour of it waited while later batches claimed) comes off the
+      // ring's back; an older one stays, as a null entry drain skips.
       c.queue = nullptr;
       if (&c == &claims_[(claims_first_ + claims_count_ - 1) % claims_most]) --claims_count_;
       return false;
