@@ -84,6 +84,17 @@ std::uint64_t number_of(const std::vector<std::byte>& frame) {
 
 constexpr const char* loopback = "tcp://127.0.0.1:*";
 
+// A link that listens on loopback and admits one client, named "alpha".
+link_config server(const tact::net::key_pair& keys, const std::string& client_key) {
+  return {.listen = loopback, .keys = keys, .peers = {{"alpha", client_key, ""}}};
+}
+
+// A link that sends to "beta" at `address`, pinning `server_key`.
+link_config client(const tact::net::key_pair& keys, const std::string& server_key,
+                   const std::string& address) {
+  return {.listen = loopback, .keys = keys, .peers = {{"beta", server_key, address}}};
+}
+
 template <class Pred>
 void wait_until(Pred&& pred) {
   while (!pred()) std::this_thread::sleep_for(std::chrono::milliseconds{1});
@@ -95,12 +106,10 @@ TEST_CASE("a listed peer's frames arrive once each, in order, under its name") {
   const auto alpha_keys = tact::net::generate_key_pair();
   const auto beta_keys = tact::net::generate_key_pair();
   inbox at_beta;
-  secure_link beta{{.listen = loopback, .keys = beta_keys, .peers = {{"alpha", alpha_keys.public_key, ""}}},
+  secure_link beta{server(beta_keys, alpha_keys.public_key),
                    at_beta.receiver()};
   inbox at_alpha;
-  secure_link alpha{{.listen = loopback,
-                     .keys = alpha_keys,
-                     .peers = {{"beta", beta_keys.public_key, beta.endpoint()}}},
+  secure_link alpha{client(alpha_keys, beta_keys.public_key, beta.endpoint()),
                     at_alpha.receiver()};
 
   CHECK(alpha.send("gamma", numbered(0)) == send_result::unknown_peer);  // not listed
@@ -133,22 +142,18 @@ TEST_CASE("a client whose key is not on the allow-list gets nothing through") {
   const auto beta_keys = tact::net::generate_key_pair();
   const auto intruder_keys = tact::net::generate_key_pair();
   inbox at_beta;
-  secure_link beta{{.listen = loopback, .keys = beta_keys, .peers = {{"alpha", alpha_keys.public_key, ""}}},
+  secure_link beta{server(beta_keys, alpha_keys.public_key),
                    at_beta.receiver()};
   inbox unused;
   // It knows beta's key and address, which is all CURVE alone would ask.
-  secure_link intruder{{.listen = loopback,
-                        .keys = intruder_keys,
-                        .peers = {{"beta", beta_keys.public_key, beta.endpoint()}}},
+  secure_link intruder{client(intruder_keys, beta_keys.public_key, beta.endpoint()),
                        unused.receiver()};
   for (std::uint64_t i = 0; i < 100; ++i) REQUIRE(intruder.send("beta", numbered(i)) == send_result::queued);
   wait_until([&] { return beta.stats().refused + beta.stats().accepted >= 1; });
   CHECK(beta.stats().accepted == 0);
 
   // A listed peer still gets through, after the intruder was refused.
-  secure_link alpha{{.listen = loopback,
-                     .keys = alpha_keys,
-                     .peers = {{"beta", beta_keys.public_key, beta.endpoint()}}},
+  secure_link alpha{client(alpha_keys, beta_keys.public_key, beta.endpoint()),
                     unused.receiver()};
   REQUIRE(alpha.send("beta", numbered(7)) == send_result::queued);
   at_beta.wait_for(1);
@@ -164,14 +169,12 @@ TEST_CASE("a client that pins another server key sends nothing to this one") {
   const auto beta_keys = tact::net::generate_key_pair();
   const auto impostor_keys = tact::net::generate_key_pair();
   inbox at_beta;
-  secure_link beta{{.listen = loopback, .keys = beta_keys, .peers = {{"alpha", alpha_keys.public_key, ""}}},
+  secure_link beta{server(beta_keys, alpha_keys.public_key),
                    at_beta.receiver()};
   inbox unused;
   // alpha believes that "beta" at this address has another key: whoever
   // listens there cannot complete the handshake, and reads nothing.
-  secure_link alpha{{.listen = loopback,
-                     .keys = alpha_keys,
-                     .peers = {{"beta", impostor_keys.public_key, beta.endpoint()}}},
+  secure_link alpha{client(alpha_keys, impostor_keys.public_key, beta.endpoint()),
                     unused.receiver()};
   for (std::uint64_t i = 0; i < 100; ++i) REQUIRE(alpha.send("beta", numbered(i)) == send_result::queued);
   wait_until([&] { return beta.stats().handshakes_failed + beta.stats().frames_in >= 1; });
@@ -191,11 +194,9 @@ TEST_CASE("frames for a peer that does not read are refused past the bound, neve
   }
   const auto alpha_keys = tact::net::generate_key_pair();
   const std::size_t frame = 1'000;
-  secure_link alpha{{.listen = loopback,
-                     .keys = alpha_keys,
-                     .peers = {{"beta", keys.public_key, gone}},
-                     .max_queued = 100 * frame},
-                    unused.receiver()};
+  link_config bounded = client(alpha_keys, keys.public_key, gone);
+  bounded.max_queued = 100 * frame;
+  secure_link alpha{bounded, unused.receiver()};
   std::uint64_t queued = 0, refused = 0;
   for (std::uint64_t i = 0; i < 3'000; ++i) {
     const send_result r = alpha.send("beta", numbered(i, frame));
@@ -227,13 +228,9 @@ TEST_CASE("a peer that goes away is reported lost") {
   const auto beta_keys = tact::net::generate_key_pair();
   inbox unused;
   events at_alpha;
-  auto beta = std::make_unique<secure_link>(
-      link_config{.listen = loopback, .keys = beta_keys, .peers = {{"alpha", alpha_keys.public_key, ""}}},
-      unused.receiver());
-  secure_link alpha{{.listen = loopback,
-                     .keys = alpha_keys,
-                     .peers = {{"beta", beta_keys.public_key, beta->endpoint()}}},
-                    unused.receiver(), at_alpha.watcher()};
+  auto beta = std::make_unique<secure_link>(server(beta_keys, alpha_keys.public_key), unused.receiver());
+  secure_link alpha{client(alpha_keys, beta_keys.public_key, beta->endpoint()), unused.receiver(),
+                    at_alpha.watcher()};
   REQUIRE(alpha.send("beta", numbered(1)) == send_result::queued);
   at_alpha.wait_for(1);
   beta.reset();
@@ -255,7 +252,7 @@ TEST_CASE("a stopped peer process is reported lost by heartbeats, and connected 
   if (child == 0) {
     ::close(ends[0]);
     try {
-      secure_link beta{{.listen = loopback, .keys = beta_keys, .peers = {{"alpha", alpha_keys.public_key, ""}}},
+      secure_link beta{server(beta_keys, alpha_keys.public_key),
                        [](std::string_view, std::span<const std::byte>) {}};
       const std::string line = beta.endpoint() + "\n";
       if (::write(ends[1], line.data(), line.size()) != static_cast<ssize_t>(line.size())) ::_exit(1);
@@ -273,12 +270,10 @@ TEST_CASE("a stopped peer process is reported lost by heartbeats, and connected 
   inbox unused;
   events at_alpha;
   {
-    secure_link alpha{{.listen = loopback,
-                       .keys = alpha_keys,
-                       .peers = {{"beta", beta_keys.public_key, endpoint}},
-                       .heartbeat = std::chrono::milliseconds{100},
-                       .heartbeat_timeout = std::chrono::milliseconds{500}},
-                      unused.receiver(), at_alpha.watcher()};
+    link_config quick = client(alpha_keys, beta_keys.public_key, endpoint);
+    quick.heartbeat = std::chrono::milliseconds{100};
+    quick.heartbeat_timeout = std::chrono::milliseconds{500};
+    secure_link alpha{quick, unused.receiver(), at_alpha.watcher()};
     REQUIRE(alpha.send("beta", numbered(1)) == send_result::queued);
     at_alpha.wait_for(1);
     ::kill(child, SIGSTOP);

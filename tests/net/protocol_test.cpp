@@ -16,12 +16,6 @@ namespace {
 using namespace tact::net::detail;
 using tact::net::wire_error;
 
-struct put_v2 {
-  std::string key;
-  std::int32_t value = 0;
-};
-TACT_WIRE(put_v2, "sample.put", key, value);
-
 }  // namespace
 
 TEST_CASE("a hello and a batch come back as they went") {
@@ -66,7 +60,7 @@ TEST_CASE("a frame of a kind nobody sends, or of nothing, is refused") {
 TEST_CASE("a handshake names the types a peer does not take, or takes under another shape") {
   const std::vector<type_entry> ours{entry_of<wire_sample::put>(), entry_of<wire_sample::tree>(),
                                      entry_of<wire_sample::scalars>()};
-  const std::vector<type_entry> theirs{entry_of<put_v2>(), entry_of<wire_sample::scalars>()};
+  const std::vector<type_entry> theirs{entry_of<wire_sample::put_v2>(), entry_of<wire_sample::scalars>()};
   const std::vector<type_mismatch> found = mismatches(ours, theirs);
   REQUIRE(found.size() == 2);
   CHECK(found[0].name == "sample.put");

@@ -51,13 +51,7 @@ tree chain(int depth) {
   return t;
 }
 
-// Same name, another shape: what an older program might still send.
-struct put_v2 {
-  std::string key;
-  std::int32_t value = 0;
-};
-TACT_WIRE(put_v2, "sample.put", key, value);
-
+// `put` with its members renamed: the same shape.
 struct put_twin {
   std::string name;
   std::int64_t amount = 0;

@@ -23,6 +23,14 @@ struct put {
 };
 TACT_WIRE(put, "sample.put", key, value);
 
+// `put` under the same name with another shape: what a program built
+// against an older version might still send.
+struct put_v2 {
+  std::string key;
+  std::int32_t value = 0;
+};
+TACT_WIRE(put_v2, "sample.put", key, value);
+
 // Every scalar kind, at every width.
 struct scalars {
   bool flag = false;

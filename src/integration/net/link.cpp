@@ -23,6 +23,10 @@ constexpr int handshake_failures =
 // Frames read from the ROUTER in a row before the link looks at its other
 // sockets again: a flood from one peer does not hold off the ZAP handler.
 constexpr int frames_per_turn = 256;
+// Frames a peer's connection takes while the peer does not read (its
+// DEALER's high-water mark, ZeroMQ's default made explicit): past it,
+// frames wait in the link's own queue, which is bounded in bytes.
+constexpr int connection_frames = 1'000;
 
 }  // namespace
 
@@ -162,8 +166,10 @@ void secure_link::run() noexcept {
     if (event.more()) static_cast<void>(s.watches[index]->recv(address));
     std::uint16_t id = 0;
     if (event.size() >= sizeof id) std::memcpy(&id, event.data(), sizeof id);
+    // Watched for two events only: a handshake that succeeded, or a
+    // disconnection (closed, or silent past the heartbeat timeout).
     const bool connected = id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED;
-    if (connected == s.up[index] || (!connected && id != ZMQ_EVENT_DISCONNECTED)) return;
+    if (connected == s.up[index]) return;
     s.up[index] = connected;
     if (on_peer_) on_peer_(config_.peers[index].name, connected ? peer_event::connected : peer_event::lost);
   };
@@ -197,6 +203,7 @@ void secure_link::run() noexcept {
     if (!d) {
       d = std::make_unique<zmq::socket_t>(s.context, zmq::socket_type::dealer);
       d->set(zmq::sockopt::linger, 0);
+      d->set(zmq::sockopt::sndhwm, connection_frames);
       d->set(zmq::sockopt::curve_serverkey, config_.peers[index].public_key);
       d->set(zmq::sockopt::curve_publickey, config_.keys.public_key);
       d->set(zmq::sockopt::curve_secretkey, config_.keys.secret_key);
@@ -217,6 +224,12 @@ void secure_link::run() noexcept {
   // Hands each peer's queued frames to its connection until the queue is
   // empty or the connection is full (then `blocked`, and polled for room).
   // Returns false once stopping.
+  //
+  // Invariant, under lock_: after a drain, each peer's queue is empty or
+  // its peer is blocked. So a sender that finds a queue non-empty need not
+  // wake the link (send() writes the eventfd only into an empty queue):
+  // either the wake of the frame that found it empty is still to be
+  // read, or the link polls that connection for room and drains again.
   std::vector<bool> blocked(config_.peers.size(), false);
   const auto drain_outboxes = [&] {
     std::lock_guard guard{lock_};

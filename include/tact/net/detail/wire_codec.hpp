@@ -167,14 +167,13 @@ struct codec<T> {
 
 // ---- containers ----
 
-// Decodes `n` elements of E, handing each to `add`, once the memory
-// they take (`each` bytes apiece) is charged to the budget: the container
-// may then reserve for all of them. A container with elements is one
+// Decodes `n` elements of E, handing each to `add`. The caller has
+// charged what they take to the budget. A container with elements is one
 // level of depth.
 template <class E, class Add>
-bool decode_elements(wire_reader& r, std::uint64_t n, std::size_t each, Add&& add) {
+bool decode_elements(wire_reader& r, std::uint64_t n, Add&& add) {
   if (n == 0) return true;
-  if (!r.allocate(n, each) || !r.enter()) return false;
+  if (!r.enter()) return false;
   for (std::uint64_t i = 0; i < n && r.ok(); ++i) {
     E e{};
     if (!codec<E>::decode(r, e)) break;
@@ -200,11 +199,9 @@ struct codec<std::vector<E>> {
   static bool decode(wire_reader& r, std::vector<E>& v) {
     v.clear();
     std::uint64_t n = 0;
-    if (!r.count(n, codec<E>::least)) return false;
-    return decode_elements<E>(r, n, sizeof(E), [&](E&& e) {
-      if (v.empty()) v.reserve(static_cast<std::size_t>(n));  // charged: safe
-      v.push_back(std::move(e));
-    });
+    if (!r.count(n, codec<E>::least) || !r.allocate(n, sizeof(E))) return false;
+    v.reserve(static_cast<std::size_t>(n));  // charged: within the budget
+    return decode_elements<E>(r, n, [&](E&& e) { v.push_back(std::move(e)); });
   }
 };
 
@@ -233,8 +230,8 @@ struct codec<std::map<K, V>> {
   static bool decode(wire_reader& r, std::map<K, V>& m) {
     m.clear();
     std::uint64_t n = 0;
-    if (!r.count(n, codec<K>::least + codec<V>::least)) return false;
-    return decode_elements<entry>(r, n, node, [&](entry&& e) {
+    if (!r.count(n, codec<K>::least + codec<V>::least) || !r.allocate(n, node)) return false;
+    return decode_elements<entry>(r, n, [&](entry&& e) {
       if (!m.empty() && !(std::prev(m.end())->first < e.first)) {
         r.fail(wire_error::bad_value);
         return;
