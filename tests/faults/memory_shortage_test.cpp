@@ -94,16 +94,37 @@ struct go {
 
 TEST_CASE("a commit whose sends find no memory keeps them, in order, until memory is back") {
   exempt = true;
-  tact::actor_system system{small_queues(1)};
+  // Two workers: the sink holds one, in a first message sent before the
+  // shortage, until the test has seen sends wait; the producer commits on
+  // the other. A sink left to run would take the waiting sends a few at a
+  // time as its small queue empties, and could receive them all before
+  // the test looks.
+  tact::actor_system system{small_queues(2)};
   static received<300> seen;
+  static std::atomic<bool> held{true};
+  static std::atomic<bool> holding{false};
   seen.count = 0;
+  held = true;
+  holding = false;
+  struct release {
+    ~release() { held = false; }
+  } on_failure;  // before the system's end, which waits for the sink
   const tx::actor_ref sink = tx::spawn(system, {[](int v) {
                                          in_program program;
-                                         seen.add(v);
+                                         if (v >= 0) {
+                                           seen.add(v);
+                                           return;
+                                         }
+                                         holding = true;
+                                         while (held.load()) std::this_thread::sleep_for(1ms);
                                        }},
                                        tx::mode::serialized);
-  // A parallel actor that becomes on every message, so that its commits
-  // are ordered, and sends a run of numbers from each.
+  tx::send(sink, -1);
+  REQUIRE(eventually([] { return holding.load(); }));
+  // An actor that sends a run of numbers from each message. Serialized, so
+  // that its messages commit in the order they were sent: a parallel
+  // actor's messages may run at once on both workers, and commit in
+  // either order.
   struct producer {
     static tx::behaviour at(int commits, tx::actor_ref out) {
       return {[commits, out](go g) {
@@ -113,16 +134,16 @@ TEST_CASE("a commit whose sends find no memory keeps them, in order, until memor
       }};
     }
   };
-  const tx::actor_ref source = tx::spawn(system, producer::at(0, sink));
+  const tx::actor_ref source = tx::spawn(system, producer::at(0, sink), tx::mode::serialized);
   starvation starved;
   for (int from = 0; from < 300; from += 100) tx::send(source, go{from, 100});
-  // The sink's queue cannot grow on the worker: the sends wait.
+  // The sink's queue cannot grow on a worker: the sends wait.
   REQUIRE(eventually([&] { return memory_waits(system) > 0; }));
-  CHECK(seen.count.load() < 300);
   starved.lift();
+  held = false;
   system.await_quiescence();
   CHECK(seen.all_in_order());
-  CHECK(system.stats().total.tx_commits == 3 + 300);
+  CHECK(system.stats().total.tx_commits == 1 + 3 + 300);
   CHECK(tact::test::conservation_of(system));
 }
 
