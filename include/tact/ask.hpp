@@ -23,14 +23,18 @@ enum class ask_error {
   timeout,   // none came in time (a later one is dropped)
   failed,    // the asked behaviour threw (see ask_result::exception)
   no_reply,  // the request was dropped unanswered: it can never come
+  node_down, // the actor asked is on another node, which went down or whose
+             // connection was lost (docs/remote.md): it can never come
 };
 
-// Thrown by ask_result::value() on a timeout or a request left unanswered.
+// Thrown by ask_result::value() on a timeout, a request left unanswered,
+// or a node down.
 class ask_failed : public std::runtime_error {
  public:
   explicit ask_failed(ask_error e)
-      : std::runtime_error{e == ask_error::timeout ? "tact: ask timed out"
-                                                   : "tact: the request was dropped unanswered"},
+      : std::runtime_error{e == ask_error::timeout     ? "tact: ask timed out"
+                           : e == ask_error::node_down ? "tact: the node asked went down"
+                                                       : "tact: the request was dropped unanswered"},
         error_{e} {}
   ask_error error() const noexcept { return error_; }
 
@@ -99,6 +103,8 @@ ask_result<T> outcome(reply_slot<T>& slot, reply_base::state s) {
       return ask_result<T>{ask_error::failed, slot.error()};
     case reply_base::no_reply:
       return ask_result<T>{ask_error::no_reply};
+    case reply_base::node_down:
+      return ask_result<T>{ask_error::node_down};
     default:  // abandoned at the deadline, or timed out on the way
       return ask_result<T>{ask_error::timeout};
   }

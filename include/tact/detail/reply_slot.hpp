@@ -43,6 +43,7 @@ class reply_base {
     replied,
     failed,
     no_reply,
+    node_down,
     timed_out,
     abandoned
   };
@@ -69,6 +70,9 @@ class reply_base {
   }
   void fail_unanswered() noexcept {
     if (claim()) settle(no_reply);
+  }
+  void fail_node_down() noexcept {
+    if (claim()) settle(node_down);
   }
   void fail_timed_out() noexcept {
     if (claim()) settle(timed_out);

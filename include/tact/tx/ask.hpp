@@ -28,8 +28,10 @@ namespace tact::tx {
 // on the request answers ask_error::failed with its exception; a
 // widgets::timed_out sent to the customer (by a timeout gate or an
 // unwind_protect between the asker and the service) answers
-// ask_error::timeout at once; once nobody holds the customer any more
-// without having answered, ask_error::no_reply.
+// ask_error::timeout at once; a tx::node_down sent to it (the asked actor
+// is on another node, lost) answers ask_error::node_down at once; once
+// nobody holds the customer any more without having answered,
+// ask_error::no_reply.
 // Waits as tact::ask does: from outside the actor world the calling thread
 // helps run queued work; inside a classic behaviour the behaviour is
 // suspended while its worker runs other actors. Not inside a handler
@@ -56,7 +58,8 @@ ask_result<R> ask(actor_system& system, const actor_ref& to, std::chrono::nanose
   actor_ref customer = spawn(
       system, {[guard](const R& value) { guard->slot->reply(value); },
                [guard](const failure& f) { guard->slot->fail(f.error); },
-               [guard](widgets::timed_out) { guard->slot->fail_timed_out(); }});
+               [guard](widgets::timed_out) { guard->slot->fail_timed_out(); },
+               [guard](const node_down&) { guard->slot->fail_node_down(); }});
   guard.reset();
   customer.cell()->told_of_failures = true;  // nobody else knows it yet
   send(to, std::move(customer), std::forward<Args>(args)...);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <exception>
+#include <string>
 
 namespace tact::tx {
 
@@ -9,6 +10,14 @@ namespace tact::tx {
 // element) rolls back because its handler threw.
 struct failure {
   std::exception_ptr error;
+};
+
+// What an actor is sent when it was passed (as a customer, or inside a
+// message) to an actor on another node, and that node went down or the
+// connection to it was lost (docs/remote.md): whatever it waited for from
+// there can never come. tx::ask's reply actor answers ask_error::node_down.
+struct node_down {
+  std::string node;  // the peer's name on the allow-list
 };
 
 }  // namespace tact::tx

@@ -74,14 +74,19 @@ secure_link::secure_link(link_config config, receiver on_frame, watcher on_peer)
 }
 
 secure_link::~secure_link() {
+  stop();
+  ::close(wake_fd_);
+}
+
+void secure_link::stop() noexcept {
   {
     std::lock_guard guard{lock_};
+    if (stopping_) return;
     stopping_ = true;
   }
   const std::uint64_t one = 1;
   [[maybe_unused]] const auto written = ::write(wake_fd_, &one, sizeof one);
   thread_.join();
-  ::close(wake_fd_);
 }
 
 send_result secure_link::send(std::string_view peer, std::vector<std::byte> frame) {

@@ -106,6 +106,11 @@ class TACT_API secure_link {
   // Any thread; a snapshot.
   link_stats stats() const noexcept;
 
+  // Closes every connection and ends the link's thread: no callback runs
+  // once it returns, and frames sent later are never sent. Not on the
+  // link's thread. The destructor stops a link still running.
+  void stop() noexcept;
+
  private:
   struct io;
   void run() noexcept;

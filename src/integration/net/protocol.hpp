@@ -34,8 +34,9 @@ struct hello {
   std::uint64_t incarnation = 0;
   // Where the sender listens, empty if it does not.
   std::string listen;
-  // Every message type the sender receives; envelopes to it name their
-  // type by its index here.
+  // Every message type the sender sends and receives; its envelopes name
+  // their type by its index here, so the receiver maps them to its own
+  // types once, at the hello, by name and fingerprint.
   std::vector<type_entry> types;
 };
 TACT_WIRE(hello, "tact.hello", version, incarnation, listen, types);
@@ -43,8 +44,10 @@ TACT_WIRE(hello, "tact.hello", version, incarnation, listen, types);
 // One message for one actor.
 struct envelope {
   std::uint64_t target = 0;  // the receiver's id for the actor
-  std::uint32_t type = 0;    // an index into the receiver's hello::types
-  std::uint64_t sender = 0;  // the sender's id for where replies go; 0: none
+  std::uint32_t type = 0;    // an index into the sender's hello::types
+  // The customer (a tx message's first element) as the sender exported it
+  // to the receiver, which sends replies to this id; 0: none.
+  std::uint64_t sender = 0;
   std::vector<std::byte> payload;  // the message, in its type's encoding
 };
 TACT_WIRE(envelope, "tact.envelope", target, type, sender, payload);
@@ -56,16 +59,26 @@ struct batch {
 };
 TACT_WIRE(batch, "tact.batch", envelopes);
 
-enum class frame_kind : std::uint8_t { hello = 1, batch = 2 };
+// Actors the sender no longer refers to: ids the receiver gave them
+// (envelope::sender) when it sent them over, one per reference sent. The
+// receiver lets go of each.
+struct release {
+  std::vector<std::uint64_t> ids;
+};
+TACT_WIRE(release, "tact.release", ids);
 
-using frame = std::variant<hello, batch>;
+enum class frame_kind : std::uint8_t { hello = 1, batch = 2, release = 3 };
+
+using frame = std::variant<hello, batch, release>;
 
 inline std::vector<std::byte> encode_frame(const frame& f) {
   std::vector<std::byte> out;
   std::visit(
       [&](const auto& record) {
         using record_type = std::remove_cvref_t<decltype(record)>;
-        const frame_kind kind = std::is_same_v<record_type, hello> ? frame_kind::hello : frame_kind::batch;
+        const frame_kind kind = std::is_same_v<record_type, hello>   ? frame_kind::hello
+                                : std::is_same_v<record_type, batch> ? frame_kind::batch
+                                                                     : frame_kind::release;
         out.push_back(static_cast<std::byte>(kind));
         encode(record, out);
       },
@@ -83,6 +96,8 @@ inline wire_error decode_frame(std::span<const std::byte> in, frame& out, const 
       return decode(rest, out.emplace<hello>(), limits);
     case frame_kind::batch:
       return decode(rest, out.emplace<batch>(), limits);
+    case frame_kind::release:
+      return decode(rest, out.emplace<release>(), limits);
   }
   return wire_error::bad_value;
 }

@@ -1,0 +1,179 @@
+#pragma once
+
+// A node: an actor system's presence on the network (docs/remote.md,
+// "Nodes"). It publishes actors under names, hands out references to the
+// actors its peers published, and carries messages between them over
+// encrypted links, so that a transactional actor sends to and asks a
+// remote actor exactly as a local one:
+//
+//   tact::net::node net{system, config, tact::net::message_types<kv::put, kv::get, kv::value>{}};
+//   net.publish("kv", store);                       // on db1
+//   tact::tx::actor_ref kv = net.remote("db1", "kv"); // on a client
+//   tact::tx::send(kv, kv::put{"a", 1});
+//   auto v = tact::tx::ask<kv::value>(system, kv, 1s, kv::get{"a"});
+//
+// Part of tact-net (dependency('tact-net')).
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tact/actor_system.hpp>
+#include <tact/export.hpp>
+#include <tact/net/keys.hpp>
+#include <tact/net/wire.hpp>
+#include <tact/transactional.hpp>
+
+namespace tact::net {
+
+// The message types a node carries, each declared with TACT_WIRE: a
+// transactional message crosses when its elements are one of them, or an
+// actor reference (the customer) and one of them. Both nodes list a type
+// under the same name and shape, or its messages are refused (see node).
+template <wire_record... Ts>
+struct message_types {};
+
+struct node_config {
+  // Where the node listens, a ZeroMQ TCP endpoint ("tcp://127.0.0.1:48896";
+  // port 0 picks a free one, see node::endpoint). Every node listens:
+  // each sends to a peer over a connection it opens itself.
+  std::string listen;
+  key_pair keys;  // read_key_file
+  // Whom the node talks to: its allow-list (read_allow_list). A peer it
+  // sends to needs an address.
+  std::vector<peer> peers;
+  // Bytes of messages waiting for one peer, at most: a send past it fails
+  // (the proxy's handler throws, see node::remote), never dropped unsaid.
+  std::size_t max_queued = std::size_t{64} << 20;
+  // A peer that answers no heartbeat for `heartbeat_timeout` is taken for
+  // lost, even while its TCP connection stands (a stopped process).
+  std::chrono::milliseconds heartbeat{1'000};
+  std::chrono::milliseconds heartbeat_timeout{5'000};
+};
+
+// What a node has carried and refused; a snapshot.
+struct node_stats {
+  std::uint64_t sent = 0;        // messages handed to a peer's link
+  std::uint64_t received = 0;    // messages delivered to a local actor
+  std::uint64_t undelivered = 0; // sent while their peer was lost: dropped, customers told
+  std::uint64_t unknown_targets = 0;  // arrived for a name or reference not (or no more) here
+  std::uint64_t unknown_types = 0;    // arrived in a type this node does not carry as sent
+  std::uint64_t malformed = 0;        // frames or messages that did not decode: dropped
+  std::uint64_t peers_lost = 0;       // connections lost, and peers found restarted
+  std::uint64_t refused_clients = 0;  // connections from keys not on the allow-list
+};
+
+namespace detail {
+
+class node_core;
+
+// How a node carries one message type T: as T alone, or as (customer, T).
+struct carried_type {
+  std::string name;
+  std::uint64_t fingerprint = 0;
+  // Appends m's T to `out` and sets `customer` if m is T or (actor_ref, T);
+  // false, untouched, if it is neither.
+  bool (*encode)(const tx::message& m, std::vector<std::byte>& out, const tx::actor_ref*& customer);
+  // Decodes a T from `payload` and sends it to `target`, after `customer`
+  // if that is not empty.
+  wire_error (*deliver)(std::span<const std::byte> payload, const tx::actor_ref& target,
+                        tx::actor_ref customer);
+};
+
+template <wire_record T>
+carried_type carried() {
+  return {std::string{wire_name<T>()}, wire_fingerprint<T>(),
+          [](const tx::message& m, std::vector<std::byte>& out, const tx::actor_ref*& customer) {
+            if (const auto* plain = m.as<T>()) {
+              encode(std::get<0>(*plain), out);
+              return true;
+            }
+            if (const auto* asked = m.as<tx::actor_ref, T>()) {
+              encode(std::get<1>(*asked), out);
+              customer = &std::get<0>(*asked);
+              return true;
+            }
+            return false;
+          },
+          [](std::span<const std::byte> payload, const tx::actor_ref& target, tx::actor_ref customer) {
+            T value;
+            const wire_error e = decode(payload, value);
+            if (e != wire_error::none) return e;
+            if (customer)
+              tx::send(target, std::move(customer), std::move(value));
+            else
+              tx::send(target, std::move(value));
+            return wire_error::none;
+          }};
+}
+
+}  // namespace detail
+
+// A node of `system` on the network. It listens at once and connects to
+// every peer with an address; messages to a peer wait until the first
+// connection to it is made.
+//
+// What crosses, and how:
+// * A peer reaches only what this node published, and references this
+//   node sent it (a customer, first element of a message): no remote
+//   spawn, no remote code.
+// * Sends are at most once and in order per sender and receiver while a
+//   connection lives. When it is lost (or the peer answers no heartbeat,
+//   or comes back as a new process), every actor this node sent to that
+//   peer as a customer is sent tx::node_down, so each pending tx::ask on it
+//   ends at once with ask_error::node_down; until the connection is back,
+//   sends to the peer are dropped (counted as undelivered), and their
+//   customers are sent tx::node_down too.
+// * A transactional handler's sends to a remote actor are staged like any
+//   other: they leave the node only if the handler commits.
+// * A message whose type the peer does not carry, or carries under
+//   another shape, is refused before it leaves: the proxy's handler
+//   throws std::invalid_argument naming the type, so an ask on it answers
+//   ask_error::failed with that exception.
+//
+// Destroy the node before its system. Thread-safe.
+class TACT_API node {
+ public:
+  // Listens and starts connecting; throws std::runtime_error if it cannot
+  // listen, std::invalid_argument if two of Ts have one name.
+  template <wire_record... Ts>
+  node(actor_system& system, node_config config, message_types<Ts...>)
+      : node{system, std::move(config), std::vector<detail::carried_type>{detail::carried<Ts>()...}} {}
+  ~node();
+  node(const node&) = delete;
+  node& operator=(const node&) = delete;
+
+  // The endpoint it listens on, with the port it got.
+  const std::string& endpoint() const noexcept;
+
+  // Makes `actor` reachable by every peer under `name` (letters, digits,
+  // '.', '-', '_'), until unpublished or the node ends. Publishing a name
+  // again replaces the actor. std::invalid_argument for a bad name.
+  void publish(std::string_view name, tx::actor_ref actor);
+  void unpublish(std::string_view name);
+
+  // A reference to the actor `peer` published under `name`: a local proxy
+  // that forwards what it is sent, in order. It is made at once, without
+  // asking the peer: messages to a name the peer has not published are
+  // dropped there (counted in its unknown_targets), and an ask on them
+  // ends at its deadline. std::invalid_argument if `peer` is not on the
+  // allow-list with an address.
+  tx::actor_ref remote(std::string_view peer, std::string_view name);
+
+  // Whether the connection to `peer` is up and its hello has come, so that
+  // a message of a type it does not carry is refused at send (for tests
+  // and start-up: sends need not wait for it).
+  bool connected(std::string_view peer) const;
+
+  node_stats stats() const noexcept;
+
+ private:
+  node(actor_system& system, node_config config, std::vector<detail::carried_type> types);
+  std::shared_ptr<detail::node_core> core_;
+};
+
+}  // namespace tact::net

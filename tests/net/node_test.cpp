@@ -1,0 +1,317 @@
+// Nodes over loopback, as a user writes them: transactional actors send
+// to and ask actors another node published, each message arriving once
+// and in order per sender; a type the peer does not carry is refused at
+// send; and when a peer goes (its node ends, its process is stopped or
+// killed) every pending ask on it ends at once with node_down.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <tact/net/node.hpp>
+
+#include "support/test_support.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+namespace tx = tact::tx;
+namespace net = tact::net;
+using tact::test::eventually;
+
+struct numbered {
+  std::uint32_t sender = 0;
+  std::uint32_t seq = 0;
+};
+TACT_WIRE(numbered, "test.numbered", sender, seq);
+
+struct get {
+  std::string key;
+};
+TACT_WIRE(get, "test.get", key);
+
+struct put {
+  std::string key;
+  std::int64_t value = 0;
+};
+TACT_WIRE(put, "test.put", key, value);
+
+struct value {
+  std::int64_t v = 0;
+};
+TACT_WIRE(value, "test.value", v);
+
+// Only one of the two nodes carries it.
+struct extra {
+  std::string note;
+};
+TACT_WIRE(extra, "test.extra", note);
+
+using carried = net::message_types<numbered, get, put, value>;
+
+// A free TCP port on 127.0.0.1, for a node whose address its peer must
+// know before either starts.
+std::string free_endpoint() {
+  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof a;
+  REQUIRE(::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  REQUIRE(::getsockname(s, reinterpret_cast<sockaddr*>(&a), &size) == 0);
+  ::close(s);
+  return "tcp://127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+}
+
+// Two nodes' configurations, each listing the other: "alpha" and "beta".
+struct pair_config {
+  net::key_pair alpha_keys = net::generate_key_pair();
+  net::key_pair beta_keys = net::generate_key_pair();
+  std::string alpha_at = free_endpoint();
+  std::string beta_at = free_endpoint();
+
+  net::node_config alpha() const {
+    return {.listen = alpha_at, .keys = alpha_keys, .peers = {{"beta", beta_keys.public_key, beta_at}}};
+  }
+  net::node_config beta() const {
+    return {.listen = beta_at, .keys = beta_keys, .peers = {{"alpha", alpha_keys.public_key, alpha_at}}};
+  }
+};
+
+tact::system_config two_workers() { return {.workers = 2}; }
+
+// What a serialized sink received, per sender, in storage made beforehand.
+struct received {
+  static constexpr std::size_t senders = 2, most = 200'000;
+  std::array<std::vector<std::uint32_t>, senders> seqs;
+  std::atomic<std::uint64_t> total{0};
+  received() {
+    for (auto& s : seqs) s.reserve(most);
+  }
+};
+
+// A key-value store: answers get with the value put last (0 if none).
+tx::behaviour store(std::int64_t held) {
+  return {[](const put& p) { tx::become(store(p.value)); },
+          [held](const tx::actor_ref& customer, const get&) { tx::send(customer, value{held}); }};
+}
+
+// Keeps every customer it is sent and answers none: an ask on it ends
+// only by its deadline or by the loss of the node.
+tx::behaviour holding(std::vector<tx::actor_ref> customers) {
+  return {[customers](const tx::actor_ref& customer, const get&) {
+    auto more = customers;
+    more.push_back(customer);
+    tx::become(holding(std::move(more)));
+  }};
+}
+
+void wait_connected(const net::node& n, std::string_view peer) {
+  const bool up = eventually([&] { return n.connected(peer); });
+  const net::node_stats s = n.stats();
+  INFO("lost " << s.peers_lost << ", sent " << s.sent << ", received " << s.received << ", malformed "
+               << s.malformed << ", refused clients " << s.refused_clients);
+  REQUIRE(up);
+}
+
+}  // namespace
+
+TEST_CASE("messages from each sender reach a published actor once each, in order") {
+  const pair_config config;
+  tact::actor_system alpha_system{two_workers()};
+  tact::actor_system beta_system{two_workers()};
+  static received got;
+  for (auto& s : got.seqs) s.clear();
+  got.total = 0;
+  const tx::actor_ref sink = tx::spawn(alpha_system,
+                                       {[](const numbered& n) {
+                                         got.seqs.at(n.sender).push_back(n.seq);
+                                         got.total.fetch_add(1, std::memory_order_release);
+                                       }},
+                                       tx::mode::serialized);
+  const std::uint32_t per_sender = static_cast<std::uint32_t>(tact::test::scaled(20'000));
+  {
+    net::node alpha{alpha_system, config.alpha(), carried{}};
+    alpha.publish("sink", sink);
+    net::node beta{beta_system, config.beta(), carried{}};
+    // Sent at once: they wait for the connection, in order.
+    const tx::actor_ref remote = beta.remote("alpha", "sink");
+    std::thread other{[&] {
+      for (std::uint32_t i = 0; i < per_sender; ++i) tx::send(remote, numbered{1, i});
+    }};
+    for (std::uint32_t i = 0; i < per_sender; ++i) tx::send(remote, numbered{0, i});
+    other.join();
+    REQUIRE(eventually([&] { return got.total.load(std::memory_order_acquire) == 2 * per_sender; }));
+    beta_system.await_quiescence();
+    alpha_system.await_quiescence();
+    CHECK(got.total.load() == 2 * per_sender);
+    for (const auto& seqs : got.seqs) {
+      REQUIRE(seqs.size() == per_sender);
+      std::uint32_t out_of_order = 0;
+      for (std::uint32_t i = 0; i < per_sender; ++i) out_of_order += seqs[i] != i;
+      CHECK(out_of_order == 0);
+    }
+    CHECK(beta.stats().sent == 2 * per_sender);
+    CHECK(alpha.stats().received == 2 * per_sender);
+    CHECK(alpha.stats().malformed == 0);
+    CHECK(alpha.stats().unknown_targets == 0);
+  }
+}
+
+TEST_CASE("an actor on another node answers an ask, after the puts sent before it") {
+  const pair_config config;
+  tact::actor_system alpha_system{two_workers()};
+  tact::actor_system beta_system{two_workers()};
+  net::node alpha{alpha_system, config.alpha(), carried{}};
+  alpha.publish("kv", tx::spawn(alpha_system, store(0), tx::mode::serialized));
+  net::node beta{beta_system, config.beta(), carried{}};
+  const tx::actor_ref kv = beta.remote("alpha", "kv");
+  for (std::int64_t i = 1; i <= 100; ++i) tx::send(kv, put{"a", i});
+  const auto answer = tx::ask<value>(beta_system, kv, 60s, get{"a"});
+  REQUIRE(answer.has_value());
+  CHECK(answer->v == 100);
+
+  // A name nobody published: dropped there, counted; the ask times out.
+  const tx::actor_ref nobody = beta.remote("alpha", "nobody");
+  const auto none = tx::ask<value>(beta_system, nobody, 200ms, get{"a"});
+  CHECK(none.error() == tact::ask_error::timeout);
+  CHECK(eventually([&] { return alpha.stats().unknown_targets == 1; }));
+
+  // The reply actors of both asks were released once answered or dropped.
+  beta_system.await_quiescence();
+  alpha_system.await_quiescence();
+}
+
+TEST_CASE("a message of a type the peer does not carry is refused at send, naming the type") {
+  const pair_config config;
+  tact::actor_system alpha_system{two_workers()};
+  tact::actor_system beta_system{two_workers()};
+  net::node alpha{alpha_system, config.alpha(), carried{}};
+  alpha.publish("kv", tx::spawn(alpha_system, store(0), tx::mode::serialized));
+  net::node beta{beta_system, config.beta(), net::message_types<numbered, get, put, value, extra>{}};
+  wait_connected(beta, "alpha");
+  const tx::actor_ref kv = beta.remote("alpha", "kv");
+  const auto refused = tx::ask<value>(beta_system, kv, 60s, extra{"x"});
+  REQUIRE(refused.error() == tact::ask_error::failed);
+  try {
+    std::rethrow_exception(refused.exception());
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string{e.what()}.find("test.extra") != std::string::npos);
+  }
+  // A type neither node carries is refused likewise, before any peer is asked.
+  struct unknown {};
+  const auto unlisted = tx::ask<value>(beta_system, kv, 60s, unknown{});
+  CHECK(unlisted.error() == tact::ask_error::failed);
+  CHECK(alpha.stats().received == 0);
+  CHECK(alpha.stats().unknown_types == 0);
+  // The types both carry still cross.
+  CHECK(tx::ask<value>(beta_system, kv, 60s, get{"a"}).has_value());
+}
+
+TEST_CASE("pending asks end at once with node_down when the asked node ends") {
+  const pair_config config;
+  tact::actor_system alpha_system{two_workers()};
+  tact::actor_system beta_system{two_workers()};
+  auto alpha = std::make_unique<net::node>(alpha_system, config.alpha(), carried{});
+  alpha->publish("mute", tx::spawn(alpha_system, holding({}), tx::mode::serialized));
+  net::node beta{beta_system, config.beta(), carried{}};
+  wait_connected(beta, "alpha");
+  const tx::actor_ref mute = beta.remote("alpha", "mute");
+  std::vector<std::thread> askers;
+  std::vector<std::optional<tact::ask_error>> outcomes(3);
+  for (auto& outcome : outcomes)
+    askers.emplace_back([&] { outcome = tx::ask<value>(beta_system, mute, 600s, get{"a"}).error(); });
+  REQUIRE(eventually([&] { return alpha->stats().received == outcomes.size(); }));
+  alpha.reset();  // its connections close
+  for (auto& t : askers) t.join();
+  for (const auto& outcome : outcomes) CHECK(outcome == tact::ask_error::node_down);
+  CHECK(beta.stats().peers_lost >= 1);
+  // Until the peer is back, a send is dropped and an ask told at once.
+  CHECK(tx::ask<value>(beta_system, mute, 600s, get{"a"}).error() == tact::ask_error::node_down);
+  CHECK(beta.stats().undelivered >= 1);
+}
+
+TEST_CASE("a client whose key is not on the allow-list has nothing delivered") {
+  const pair_config config;
+  tact::actor_system alpha_system{two_workers()};
+  tact::actor_system intruder_system{two_workers()};
+  static std::atomic<int> delivered{0};
+  delivered = 0;
+  net::node alpha{alpha_system, config.alpha(), carried{}};
+  alpha.publish("sink", tx::spawn(alpha_system, {[](const numbered&) { delivered.fetch_add(1); }}));
+  // It knows alpha's key and address, and lists alpha, but alpha does not list it.
+  net::node_config intruder_config = config.beta();
+  intruder_config.keys = net::generate_key_pair();
+  net::node intruder{intruder_system, intruder_config, carried{}};
+  const tx::actor_ref sink = intruder.remote("alpha", "sink");
+  for (std::uint32_t i = 0; i < 100; ++i) tx::send(sink, numbered{0, i});
+  REQUIRE(eventually([&] { return alpha.stats().refused_clients >= 1; }));
+  CHECK_FALSE(intruder.connected("alpha"));
+  CHECK(alpha.stats().received == 0);
+  CHECK(delivered.load() == 0);
+}
+
+// A peer in a process of its own, stopped (SIGSTOP: its TCP connections
+// stand, only heartbeats tell), resumed, then killed (SIGKILL), each time
+// with asks pending on it.
+TEST_CASE("asks pending on a stopped or killed peer process end with node_down") {
+  pair_config config;
+  const auto quick = [](net::node_config c) {
+    c.heartbeat = 100ms;
+    c.heartbeat_timeout = 500ms;
+    return c;
+  };
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    try {
+      tact::actor_system system{two_workers()};
+      net::node alpha{system, quick(config.alpha()), carried{}};
+      alpha.publish("mute", tx::spawn(system, holding({}), tx::mode::serialized));
+      alpha.publish("kv", tx::spawn(system, store(7), tx::mode::serialized));
+      for (;;) ::pause();
+    } catch (...) {
+      ::_exit(2);
+    }
+  }
+  tact::actor_system system{two_workers()};
+  net::node beta{system, quick(config.beta()), carried{}};
+  wait_connected(beta, "alpha");
+  const tx::actor_ref mute = beta.remote("alpha", "mute");
+  const tx::actor_ref kv = beta.remote("alpha", "kv");
+  const auto pending_then = [&](int signal) {
+    std::optional<tact::ask_error> outcome;
+    std::thread asker{[&] { outcome = tx::ask<value>(system, mute, 600s, get{"a"}).error(); }};
+    // The ask has left once the service answers one asked after it.
+    REQUIRE(tx::ask<value>(system, kv, 60s, get{"a"}).has_value());
+    ::kill(child, signal);
+    asker.join();
+    return outcome;
+  };
+  CHECK(pending_then(SIGSTOP) == tact::ask_error::node_down);
+  ::kill(child, SIGCONT);
+  wait_connected(beta, "alpha");
+  // The same process again: its names answer, once its own connection to
+  // this node is back too (a reply sent before then is dropped there).
+  CHECK(eventually([&] {
+    const auto again = tx::ask<value>(system, kv, 1s, get{"a"});
+    return again.has_value() && again->v == 7;
+  }));
+  CHECK(pending_then(SIGKILL) == tact::ask_error::node_down);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(beta.stats().peers_lost >= 2);
+}
