@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <tact/net/keys.hpp>
+#include <zmq.hpp>
 
 #include "integration/net/link.hpp"
 
@@ -114,7 +115,7 @@ TEST_CASE("a listed peer's frames arrive once each, in order, under its name") {
 
   CHECK(alpha.send("gamma", numbered(0)) == send_result::unknown_peer);  // not listed
   // All at once: far more than a connection takes before its peer reads
-  // (1,000 frames); the rest wait in the link's queue, none is dropped.
+  // (32 messages); the rest wait in the link's queue, none is dropped.
   const std::uint64_t rounds = 20, per_round = 1'000;
   for (std::uint64_t i = 0; i < rounds * per_round; ++i)
     REQUIRE(alpha.send("beta", numbered(i, 16 + (i % per_round % 7) * 100)) == send_result::queued);
@@ -135,6 +136,63 @@ TEST_CASE("a listed peer's frames arrive once each, in order, under its name") {
   CHECK(beta.stats().frames_in == rounds * per_round);
   CHECK(alpha.stats().frames_out == rounds * per_round);
   CHECK(alpha.stats().overflows == 0);
+  // Frames that waited for the connection left packed, several to a
+  // message (32 messages fill the connection, and 20,000 frames were
+  // sent faster than any connection takes them).
+  CHECK(alpha.stats().messages_out < alpha.stats().frames_out);
+  CHECK(alpha.stats().malformed == 0);
+}
+
+TEST_CASE("a frame larger than the largest a link carries is refused at send") {
+  const auto alpha_keys = tact::net::generate_key_pair();
+  const auto beta_keys = tact::net::generate_key_pair();
+  inbox at_beta;
+  secure_link beta{server(beta_keys, alpha_keys.public_key), at_beta.receiver()};
+  inbox unused;
+  link_config small = client(alpha_keys, beta_keys.public_key, beta.endpoint());
+  small.max_frame = 1'000;
+  secure_link alpha{small, unused.receiver()};
+  CHECK(alpha.send("beta", numbered(1, 1'001)) == send_result::too_large);
+  REQUIRE(alpha.send("beta", numbered(2, 1'000)) == send_result::queued);
+  at_beta.wait_for(1);
+  std::lock_guard guard{at_beta.lock};
+  REQUIRE(at_beta.frames.size() == 1);
+  CHECK(number_of(at_beta.frames[0]) == 2);
+}
+
+// A listed peer that does not speak the link's framing (a raw ZeroMQ
+// client with alpha's keys): what it sends is read frame by frame, up to
+// the first frame whose length runs past the message's end.
+TEST_CASE("a message that is not whole frames is delivered up to its first broken frame, and counted") {
+  const auto alpha_keys = tact::net::generate_key_pair();
+  const auto beta_keys = tact::net::generate_key_pair();
+  inbox at_beta;
+  secure_link beta{server(beta_keys, alpha_keys.public_key), at_beta.receiver()};
+  zmq::context_t context;
+  zmq::socket_t raw{context, zmq::socket_type::dealer};
+  raw.set(zmq::sockopt::linger, 0);
+  raw.set(zmq::sockopt::curve_serverkey, beta_keys.public_key);
+  raw.set(zmq::sockopt::curve_publickey, alpha_keys.public_key);
+  raw.set(zmq::sockopt::curve_secretkey, alpha_keys.secret_key);
+  raw.connect(beta.endpoint());
+  // "ok", then a frame claiming 200 bytes (c8 01) of which 3 follow.
+  const unsigned char broken[] = {2, 'o', 'k', 0xc8, 0x01, 'x', 'y', 'z'};
+  const unsigned char whole[] = {3, 'y', 'e', 's', 0, 1, '!'};
+  raw.send(zmq::buffer(broken), zmq::send_flags::none);
+  raw.send(zmq::buffer(whole), zmq::send_flags::none);
+  at_beta.wait_for(4);
+  std::lock_guard guard{at_beta.lock};
+  const auto text = [](const std::vector<std::byte>& f) {
+    return std::string{reinterpret_cast<const char*>(f.data()), f.size()};
+  };
+  REQUIRE(at_beta.frames.size() == 4);
+  CHECK(text(at_beta.frames[0]) == "ok");
+  CHECK(text(at_beta.frames[1]) == "yes");
+  CHECK(text(at_beta.frames[2]).empty());
+  CHECK(text(at_beta.frames[3]) == "!");
+  CHECK(at_beta.senders[1] == "alpha");
+  CHECK(beta.stats().malformed == 1);
+  CHECK(beta.stats().frames_in == 4);
 }
 
 TEST_CASE("a client whose key is not on the allow-list gets nothing through") {
@@ -203,10 +261,11 @@ TEST_CASE("frames for a peer that does not read are refused past the bound, neve
     REQUIRE(r != send_result::unknown_peer);
     (r == send_result::queued ? queued : refused) += 1;
   }
-  // The connection takes up to 1,000 frames while it waits for its peer,
-  // the link's queue 100 more; every other send was told no.
-  CHECK(refused >= 1'000);
-  CHECK(queued <= 1'100);
+  // The connection takes up to 32 messages while it waits for its peer,
+  // each packing at most 64 KiB of frames (65 of these), and the link's
+  // queue 100 more; every other send was told no.
+  CHECK(queued <= 32 * 65 + 100);
+  CHECK(refused >= 3'000 - (32 * 65 + 100));
   CHECK(queued + refused == 3'000);
   CHECK(alpha.stats().overflows == refused);
 }

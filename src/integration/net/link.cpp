@@ -1,5 +1,6 @@
 #include "integration/net/link.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <stdexcept>
@@ -9,6 +10,8 @@
 #include <unistd.h>
 
 #include <zmq.hpp>
+
+#include <tact/net/detail/wire_io.hpp>
 
 namespace tact::net::detail {
 
@@ -20,13 +23,23 @@ constexpr const char* zap_endpoint = "inproc://zeromq.zap.01";
 constexpr const char* monitor_endpoint = "inproc://tact-link-monitor";
 constexpr int handshake_failures =
     ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
-// Frames read from the ROUTER in a row before the link looks at its other
-// sockets again: a flood from one peer does not hold off the ZAP handler.
-constexpr int frames_per_turn = 256;
-// Frames a peer's connection takes while the peer does not read (its
-// DEALER's high-water mark, ZeroMQ's default made explicit): past it,
-// frames wait in the link's own queue, which is bounded in bytes.
-constexpr int connection_frames = 1'000;
+// Messages read from the ROUTER in a row before the link looks at its
+// other sockets again: a flood from one peer does not hold off the ZAP
+// handler.
+constexpr int messages_per_turn = 256;
+// Bytes of frames packed into one message, at most (unless one frame is
+// larger: it goes alone). Large enough that encryption's cost per message
+// is spread thin, small enough that one message does not hold the
+// connection long.
+constexpr std::size_t packed_bytes = std::size_t{64} << 10;
+// Room for a frame's length before it (a varint of 64 bits).
+constexpr std::size_t length_room = 10;
+// Messages a peer's connection takes while the peer does not read (its
+// DEALER's high-water mark): past them, frames wait in the link's own
+// queue, which is bounded in bytes. Few, since each may pack
+// packed_bytes: enough to keep a connection busy, and while it is full, frames
+// gather in the link's queue and leave packed.
+constexpr int connection_messages = 32;
 
 }  // namespace
 
@@ -57,7 +70,7 @@ secure_link::secure_link(link_config config, receiver on_frame, watcher on_peer)
   r.set(zmq::sockopt::curve_server, 1);
   r.set(zmq::sockopt::curve_secretkey, config_.keys.secret_key);
   r.set(zmq::sockopt::zap_domain, "tact");
-  r.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(config_.max_frame));
+  r.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(std::max(config_.max_frame, packed_bytes) + length_room));
   if (zmq_socket_monitor(r.handle(), monitor_endpoint, handshake_failures) != 0)
     throw std::runtime_error{std::string{"tact: cannot monitor the link: "} + zmq_strerror(zmq_errno())};
   io_->monitor.connect(monitor_endpoint);
@@ -94,6 +107,7 @@ send_result secure_link::send(std::string_view peer, std::vector<std::byte> fram
   while (index < config_.peers.size() && config_.peers[index].name != peer) ++index;
   if (index == config_.peers.size() || config_.peers[index].address.empty())
     return send_result::unknown_peer;
+  if (frame.size() > config_.max_frame) return send_result::too_large;
   bool first = false;
   {
     std::lock_guard guard{lock_};
@@ -121,7 +135,9 @@ link_stats secure_link::stats() const noexcept {
           .handshakes_failed = handshakes_failed_.load(std::memory_order_relaxed),
           .frames_in = frames_in_.load(std::memory_order_relaxed),
           .frames_out = frames_out_.load(std::memory_order_relaxed),
-          .overflows = overflows_.load(std::memory_order_relaxed)};
+          .messages_out = messages_out_.load(std::memory_order_relaxed),
+          .overflows = overflows_.load(std::memory_order_relaxed),
+          .malformed = malformed_.load(std::memory_order_relaxed)};
 }
 
 void secure_link::run() noexcept {
@@ -178,29 +194,40 @@ void secure_link::run() noexcept {
     s.up[index] = connected;
     if (on_peer_) on_peer_(config_.peers[index].name, connected ? peer_event::connected : peer_event::lost);
   };
-  // A frame is [routing id][bytes]; its sender is the User-Id its ZAP
+  // A message is [routing id][frames]; its sender is the User-Id its ZAP
   // answer gave. Anything else from an authenticated peer is dropped.
   const auto read_frames = [&] {
-    for (int i = 0; i < frames_per_turn; ++i) {
-      zmq::message_t id, frame;
+    for (int i = 0; i < messages_per_turn; ++i) {
+      zmq::message_t id, message;
       if (!s.router.recv(id, zmq::recv_flags::dontwait)) return;
       if (!id.more()) continue;
-      static_cast<void>(s.router.recv(frame));
-      bool extra = frame.more();
+      static_cast<void>(s.router.recv(message));
+      bool extra = message.more();
       while (extra) {
         zmq::message_t rest;
         static_cast<void>(s.router.recv(rest));
         extra = rest.more();
       }
-      if (frame.more()) continue;
+      if (message.more()) continue;
       const char* user = nullptr;
       try {
-        user = frame.gets("User-Id");
+        user = message.gets("User-Id");
       } catch (const zmq::error_t&) {
         continue;  // not through our ZAP handler: cannot be
       }
-      frames_in_.fetch_add(1, std::memory_order_relaxed);
-      on_frame_(user, {static_cast<const std::byte*>(frame.data()), frame.size()});
+      // Each frame after its length; lengths are checked against the
+      // bytes left, and a message that is not whole frames stops there.
+      wire_reader in{{static_cast<const std::byte*>(message.data()), message.size()}, 0, 0};
+      while (in.left() != 0) {
+        std::uint64_t length = 0;
+        std::span<const std::byte> frame;
+        if (!in.count(length, 1) || !in.view(frame, static_cast<std::size_t>(length))) {
+          malformed_.fetch_add(1, std::memory_order_relaxed);
+          break;
+        }
+        frames_in_.fetch_add(1, std::memory_order_relaxed);
+        on_frame_(user, frame);
+      }
     }
   };
   const auto dealer_for = [&](std::size_t index) -> zmq::socket_t& {
@@ -208,7 +235,7 @@ void secure_link::run() noexcept {
     if (!d) {
       d = std::make_unique<zmq::socket_t>(s.context, zmq::socket_type::dealer);
       d->set(zmq::sockopt::linger, 0);
-      d->set(zmq::sockopt::sndhwm, connection_frames);
+      d->set(zmq::sockopt::sndhwm, connection_messages);
       d->set(zmq::sockopt::curve_serverkey, config_.peers[index].public_key);
       d->set(zmq::sockopt::curve_publickey, config_.keys.public_key);
       d->set(zmq::sockopt::curve_secretkey, config_.keys.secret_key);
@@ -236,6 +263,7 @@ void secure_link::run() noexcept {
   // either the wake of the frame that found it empty is still to be
   // read, or the link polls that connection for room and drains again.
   std::vector<bool> blocked(config_.peers.size(), false);
+  std::vector<std::byte> packed;
   const auto drain_outboxes = [&] {
     std::lock_guard guard{lock_};
     if (stopping_) return false;
@@ -243,14 +271,29 @@ void secure_link::run() noexcept {
       outbox& box = outboxes_[index];
       blocked[index] = false;
       while (!box.frames.empty()) {
-        std::vector<std::byte>& bytes = box.frames.front();
-        if (!dealer_for(index).send(zmq::buffer(bytes), zmq::send_flags::dontwait)) {
+        // The frames at the front that fit in one message (one at least),
+        // each after its length.
+        packed.clear();
+        std::size_t count = 0;
+        for (const std::vector<std::byte>& f : box.frames) {
+          if (count != 0 && packed.size() + length_room + f.size() > packed_bytes) break;
+          wire_writer out{packed};
+          out.varint(f.size());
+          out.raw(f.data(), f.size());
+          ++count;
+        }
+        zmq::message_t message{packed.data(), packed.size()};
+        // At the high-water mark, nothing is taken: the frames stay queued.
+        if (!dealer_for(index).send(message, zmq::send_flags::dontwait)) {
           blocked[index] = true;
           break;
         }
-        frames_out_.fetch_add(1, std::memory_order_relaxed);
-        box.bytes -= bytes.size();
-        box.frames.pop_front();
+        frames_out_.fetch_add(count, std::memory_order_relaxed);
+        messages_out_.fetch_add(1, std::memory_order_relaxed);
+        for (std::size_t i = 0; i < count; ++i) {
+          box.bytes -= box.frames.front().size();
+          box.frames.pop_front();
+        }
       }
     }
     return true;

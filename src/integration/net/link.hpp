@@ -25,8 +25,10 @@ struct link_config {
   std::string listen;
   key_pair keys;
   std::vector<peer> peers;
-  // Frames larger than this are refused by ZeroMQ before they are read
-  // (ZMQ_MAXMSGSIZE), and the connection that sent one is closed.
+  // The largest frame: a larger one is refused at send
+  // (send_result::too_large), and ZeroMQ closes a connection that sends
+  // a message that could not carry one (ZMQ_MAXMSGSIZE), unread. Both
+  // ends of a link must agree.
   std::size_t max_frame = std::size_t{4} << 20;
   // Bytes of frames queued for one peer and not yet taken by its
   // connection, at most: a send past it is refused (send_result::overflow).
@@ -49,6 +51,7 @@ enum class send_result : std::uint8_t {
   queued,        // it will leave in order, unless the connection is lost
   unknown_peer,  // not on the allow-list, or no address to connect to
   overflow,      // the peer's queue is full (link_config::max_queued): not sent
+  too_large,     // larger than link_config::max_frame: not sent
 };
 
 // What a link has seen, for tests and statistics.
@@ -58,7 +61,9 @@ struct link_stats {
   std::uint64_t handshakes_failed = 0; // connections whose CURVE handshake failed
   std::uint64_t frames_in = 0;
   std::uint64_t frames_out = 0;        // taken by a peer's connection
+  std::uint64_t messages_out = 0;      // ZeroMQ messages that carried them (see secure_link)
   std::uint64_t overflows = 0;         // sends refused at a full queue (never dropped unsaid)
+  std::uint64_t malformed = 0;         // messages from a listed peer not made of whole frames
 };
 
 // Frames of bytes between this node and the peers of its allow-list, over
@@ -68,6 +73,15 @@ struct link_stats {
 // handler lets in only clients whose public key is on the allow-list, and
 // names them; outbound, each connection pins its peer's public key, so a
 // server with another key gets nothing. So both sides check both keys.
+//
+// Frames travel packed: a ZeroMQ message carries one or more, each after
+// its length (a varint), as many as wait for the peer, up to 64 KiB
+// (a larger frame goes alone). CURVE encrypts and authenticates per
+// message, about a microsecond each, so small frames sent faster than
+// the connection takes them share that cost; a frame sent alone leaves
+// at once, without waiting for company. A message from a listed peer
+// that is not whole frames is dropped from the first broken one and
+// counted (link_stats::malformed).
 //
 // One thread (the link's) owns every ZeroMQ socket: a ROUTER that receives
 // from all peers, a DEALER per peer it sends to (one ordered pipe per
@@ -99,9 +113,11 @@ class TACT_API secure_link {
   // allow-list with an address. Frames to one peer leave in the order
   // queued; a frame waits while the peer's connection is full (ZeroMQ's
   // high-water mark), never dropped, and a send that would queue more than
-  // link_config::max_queued bytes for the peer is refused instead. Any
-  // thread.
+  // link_config::max_queued bytes for the peer is refused instead, as is a
+  // frame larger than link_config::max_frame. Any thread.
   send_result send(std::string_view peer, std::vector<std::byte> frame);
+
+  std::size_t max_frame() const noexcept { return config_.max_frame; }
 
   // Any thread; a snapshot.
   link_stats stats() const noexcept;
@@ -133,7 +149,7 @@ class TACT_API secure_link {
   int wake_fd_ = -1;  // eventfd: the outbox has frames, or stop
 
   std::atomic<std::uint64_t> accepted_{0}, refused_{0}, handshakes_failed_{0};
-  std::atomic<std::uint64_t> frames_in_{0}, frames_out_{0}, overflows_{0};
+  std::atomic<std::uint64_t> frames_in_{0}, frames_out_{0}, messages_out_{0}, overflows_{0}, malformed_{0};
 
   std::thread thread_;
 };

@@ -152,14 +152,15 @@ class node_core : public std::enable_shared_from_this<node_core> {
   }
 
   node_stats stats() const noexcept {
+    const link_stats link = link_->stats();
     return {.sent = sent_.load(std::memory_order_relaxed),
             .received = received_.load(std::memory_order_relaxed),
             .undelivered = undelivered_.load(std::memory_order_relaxed),
             .unknown_targets = unknown_targets_.load(std::memory_order_relaxed),
             .unknown_types = unknown_types_.load(std::memory_order_relaxed),
-            .malformed = malformed_.load(std::memory_order_relaxed),
+            .malformed = malformed_.load(std::memory_order_relaxed) + link.malformed,
             .peers_lost = peers_lost_.load(std::memory_order_relaxed),
-            .refused_clients = link_->stats().refused};
+            .refused_clients = link.refused};
   }
 
  private:
@@ -249,6 +250,9 @@ class node_core : public std::enable_shared_from_this<node_core> {
     const std::uint64_t exported = e.sender;
     try {
       std::vector<std::byte> frame = encode_frame(batch{{std::move(e)}});
+      if (frame.size() > link_->max_frame())
+        throw std::length_error{"tact: a message of " + m.describe() + " takes " + std::to_string(frame.size()) +
+                                " bytes, more than a frame may carry"};
       if (p.state == peer_state::waiting) {
         if (frame.size() > config_.max_queued - std::min(p.unsent_bytes, config_.max_queued))
           throw std::runtime_error{full(p)};

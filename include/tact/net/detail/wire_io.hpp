@@ -90,6 +90,14 @@ class wire_reader {
     return true;
   }
 
+  // The next `n` bytes, in place (valid as long as the input).
+  bool view(std::span<const std::byte>& out, std::size_t n) noexcept {
+    if (left() < n) return fail(wire_error::truncated);
+    out = {at_, n};
+    at_ += n;
+    return true;
+  }
+
   // A count of elements that each take at least `least` bytes: no more
   // than the bytes left can hold (too_large otherwise, before anything is
   // allocated for them).
