@@ -44,6 +44,7 @@ struct inbox {
       senders.emplace_back(peer);
       frames.emplace_back(frame.begin(), frame.end());
       arrived.notify_all();
+      return true;
     };
   }
   void wait_for(std::size_t count) {
@@ -312,7 +313,7 @@ TEST_CASE("a stopped peer process is reported lost by heartbeats, and connected 
     ::close(ends[0]);
     try {
       secure_link beta{server(beta_keys, alpha_keys.public_key),
-                       [](std::string_view, std::span<const std::byte>) {}};
+                       [](std::string_view, std::span<const std::byte>) { return true; }};
       const std::string line = beta.endpoint() + "\n";
       if (::write(ends[1], line.data(), line.size()) != static_cast<ssize_t>(line.size())) ::_exit(1);
       for (;;) ::pause();
@@ -347,4 +348,127 @@ TEST_CASE("a stopped peer process is reported lost by heartbeats, and connected 
   std::lock_guard guard{at_alpha.lock};
   CHECK(at_alpha.seen == std::vector<peer_event>{peer_event::connected, peer_event::lost,
                                                  peer_event::connected, peer_event::lost});
+}
+
+// A listed peer that keeps sending what the receiver refuses (a raw
+// ZeroMQ client with alpha's keys, as a compromised or broken peer would):
+// after link_config::malformed_limit such frames it is cut off both ways,
+// its key is refused until the ban ends, and then it is let in again.
+TEST_CASE("a peer that sends malformed frames is cut off both ways until its ban ends") {
+  const auto alpha_keys = tact::net::generate_key_pair();
+  const auto beta_keys = tact::net::generate_key_pair();
+  inbox at_alpha;
+  secure_link alpha{server(alpha_keys, beta_keys.public_key), at_alpha.receiver()};
+
+  // beta sends to alpha too, so that its connection to alpha is seen closed.
+  std::mutex lock;
+  std::vector<std::string> accepted;
+  std::vector<std::uint64_t> refused_before;  // beta's refusals when each was accepted
+  secure_link* beta_link = nullptr;
+  link_config strict{.listen = loopback, .keys = beta_keys, .peers = {{"alpha", alpha_keys.public_key, alpha.endpoint()}}};
+  strict.malformed_limit = 3;
+  strict.cut_off_for = std::chrono::milliseconds{3'000};
+  events at_beta;
+  secure_link beta{strict,
+                   [&](std::string_view, std::span<const std::byte> frame) {
+                     const std::string text{reinterpret_cast<const char*>(frame.data()), frame.size()};
+                     if (text.starts_with("bad")) return false;
+                     std::lock_guard guard{lock};
+                     accepted.push_back(text);
+                     refused_before.push_back(beta_link->stats().refused);
+                     return true;
+                   },
+                   at_beta.watcher()};
+  beta_link = &beta;
+  REQUIRE(beta.send("alpha", numbered(1)) == send_result::queued);
+  at_beta.wait_for(1);
+  at_alpha.wait_for(1);
+
+  zmq::context_t context;
+  zmq::socket_t raw{context, zmq::socket_type::dealer};
+  raw.set(zmq::sockopt::linger, 0);
+  raw.set(zmq::sockopt::curve_serverkey, beta_keys.public_key);
+  raw.set(zmq::sockopt::curve_publickey, alpha_keys.public_key);
+  raw.set(zmq::sockopt::curve_secretkey, alpha_keys.secret_key);
+  raw.connect(beta.endpoint());
+  const unsigned char good[] = {4, 'g', 'o', 'o', 'd'};
+  const unsigned char bad[] = {4, 'b', 'a', 'd', '!'};
+  raw.send(zmq::buffer(good), zmq::send_flags::none);
+  wait_until([&] {
+    std::lock_guard guard{lock};
+    return accepted.size() == 1;
+  });
+  for (int i = 0; i < 3; ++i) raw.send(zmq::buffer(bad), zmq::send_flags::none);
+  // Cut off: beta's connection to alpha is closed and reported lost.
+  at_beta.wait_for(2);
+  CHECK(beta.stats().cut_offs == 1);
+  CHECK(beta.stats().malformed == 3);
+  // A new connection with the same key is refused until the ban ends.
+  const auto connection = [&] {
+    zmq::socket_t s{context, zmq::socket_type::dealer};
+    s.set(zmq::sockopt::linger, 0);
+    s.set(zmq::sockopt::curve_serverkey, beta_keys.public_key);
+    s.set(zmq::sockopt::curve_publickey, alpha_keys.public_key);
+    s.set(zmq::sockopt::curve_secretkey, alpha_keys.secret_key);
+    s.connect(beta.endpoint());
+    static_cast<void>(s.send(zmq::buffer(good), zmq::send_flags::dontwait));
+    return s;
+  };
+  {
+    zmq::socket_t refused = connection();
+    wait_until([&] { return beta.stats().refused >= 1; });
+  }
+  // ZeroMQ does not connect again once refused: new connections until one
+  // is let in, after the ban.
+  while (true) {
+    zmq::socket_t again = connection();
+    std::this_thread::sleep_for(std::chrono::milliseconds{50});
+    std::lock_guard guard{lock};
+    if (accepted.size() >= 2) break;
+  }
+  {
+    std::lock_guard guard{lock};
+    CHECK(accepted[0] == "good");
+    CHECK(accepted[1] == "good");
+    CHECK(refused_before[0] == 0);
+    CHECK(refused_before[1] >= 1);
+  }
+  // And beta connects to alpha again once the ban is over.
+  at_beta.wait_for(3);
+  std::lock_guard guard{at_beta.lock};
+  CHECK(at_beta.seen == std::vector<peer_event>{peer_event::connected, peer_event::lost, peer_event::connected});
+}
+
+TEST_CASE("insecure_plaintext links name their peers by the key they claim, and never talk to CURVE links") {
+  const auto alpha_keys = tact::net::generate_key_pair();
+  const auto beta_keys = tact::net::generate_key_pair();
+  const auto plain = [](link_config c) {
+    c.insecure_plaintext = true;
+    return c;
+  };
+  inbox at_beta;
+  secure_link beta{plain(server(beta_keys, alpha_keys.public_key)), at_beta.receiver()};
+  inbox unused;
+  secure_link alpha{plain(client(alpha_keys, beta_keys.public_key, beta.endpoint())), unused.receiver()};
+  for (std::uint64_t i = 0; i < 1'000; ++i) REQUIRE(alpha.send("beta", numbered(i)) == send_result::queued);
+  at_beta.wait_for(1'000);
+  {
+    std::lock_guard guard{at_beta.lock};
+    for (std::uint64_t i = 0; i < 1'000; ++i) {
+      CHECK(at_beta.senders[i] == "alpha");
+      CHECK(number_of(at_beta.frames[i]) == i);
+    }
+  }
+
+  // A CURVE client of a plaintext server, and a plaintext client of a
+  // CURVE server: neither handshake completes, nothing is read.
+  inbox at_secure;
+  secure_link secure{server(beta_keys, alpha_keys.public_key), at_secure.receiver()};
+  secure_link plain_client{plain(client(alpha_keys, beta_keys.public_key, secure.endpoint())), unused.receiver()};
+  secure_link curve_client{client(alpha_keys, beta_keys.public_key, beta.endpoint()), unused.receiver()};
+  REQUIRE(plain_client.send("beta", numbered(1)) == send_result::queued);
+  REQUIRE(curve_client.send("beta", numbered(2)) == send_result::queued);
+  wait_until([&] { return secure.stats().handshakes_failed >= 1 && beta.stats().handshakes_failed >= 1; });
+  CHECK(secure.stats().frames_in == 0);
+  CHECK(beta.stats().frames_in == 1'000);
 }

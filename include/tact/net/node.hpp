@@ -53,18 +53,29 @@ struct node_config {
   // lost, even while its TCP connection stands (a stopped process).
   std::chrono::milliseconds heartbeat{1'000};
   std::chrono::milliseconds heartbeat_timeout{5'000};
+  // A listed peer that sends `malformed_limit` frames that do not decode
+  // is cut off: its connections both ways are closed (it is lost, see
+  // node), and its key is refused for `cut_off_for`.
+  std::uint32_t malformed_limit = 8;
+  std::chrono::milliseconds cut_off_for{60'000};
+  // DANGER: no encryption and no authentication. Anyone who can reach the
+  // port can read, forge and replay messages, and claim any peer's key.
+  // Both nodes must set it. For measurements and closed test networks;
+  // never where another machine can reach the node.
+  bool insecure_plaintext = false;
 };
 
 // What a node has carried and refused; a snapshot.
 struct node_stats {
   std::uint64_t sent = 0;        // messages handed to a peer's link
   std::uint64_t received = 0;    // messages delivered to a local actor
-  std::uint64_t undelivered = 0; // sent while their peer was lost: dropped, customers told
+  std::uint64_t undelivered = 0; // sent while their peer was lost, or queued when it was: dropped, customers told
   std::uint64_t unknown_targets = 0;  // arrived for a name or reference not (or no more) here
   std::uint64_t unknown_types = 0;    // arrived in a type this node does not carry as sent
   std::uint64_t malformed = 0;        // frames or messages that did not decode: dropped
   std::uint64_t peers_lost = 0;       // connections lost, and peers found restarted
-  std::uint64_t refused_clients = 0;  // connections from keys not on the allow-list
+  std::uint64_t refused_clients = 0;  // connections from keys not on the allow-list, or cut off
+  std::uint64_t cut_offs = 0;         // peers cut off for malformed frames
 };
 
 namespace detail {

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <zmq.hpp>
@@ -40,36 +41,380 @@ constexpr std::size_t length_room = 10;
 // packed_bytes: enough to keep a connection busy, and while it is full, frames
 // gather in the link's queue and leave packed.
 constexpr int connection_messages = 32;
+// After a peer refused our connection (or failed our check of its key),
+// ZeroMQ does not connect again: the link does, after this pause.
+constexpr std::chrono::milliseconds reconnect_after_refusal{1'000};
 
 }  // namespace
 
+// The link thread's own state: the sockets, and what it knows of each
+// peer's connections. Only that thread touches it once the link runs.
 struct secure_link::io {
+  using clock = std::chrono::steady_clock;
+
+  explicit io(secure_link& l)
+      : link{l},
+        dealers(l.config_.peers.size()),
+        watches(l.config_.peers.size()),
+        generation(l.config_.peers.size(), 0),
+        up(l.config_.peers.size(), false),
+        blocked(l.config_.peers.size(), false),
+        strikes(l.config_.peers.size(), 0),
+        banned_until(l.config_.peers.size(), clock::time_point::min()),
+        connect_at(l.config_.peers.size(), clock::time_point::min()) {}
+
+  secure_link& link;
   zmq::context_t context{1};
   zmq::socket_t zap{context, zmq::socket_type::rep};
   zmq::socket_t router{context, zmq::socket_type::router};
   zmq::socket_t monitor{context, zmq::socket_type::pair};
-  std::vector<std::unique_ptr<zmq::socket_t>> dealers;  // per peer, made at its first frame
+  // Per peer, as in config_.peers:
+  std::vector<std::unique_ptr<zmq::socket_t>> dealers;  // made at its first frame
   std::vector<std::unique_ptr<zmq::socket_t>> watches;  // per dealer: its connection's events
-  std::vector<bool> up;                                 // per peer: connected
+  std::vector<std::uint32_t> generation;                // dealers made so far: names each watch
+  std::vector<bool> up;                                 // connected
+  std::vector<bool> blocked;                            // its connection is full: polled for room
+  std::vector<std::uint32_t> strikes;                   // malformed frames since its last cut-off
+  std::vector<clock::time_point> banned_until;          // cut off: its key refused until then
+  std::vector<clock::time_point> connect_at;            // no dealer to it until then (min: none due)
+  std::vector<std::byte> packed;                        // a message being packed
+
+  const link_config& config() const noexcept { return link.config_; }
+
+  bool banned(std::size_t index, clock::time_point now) const noexcept { return banned_until[index] > now; }
+  // Frames wait, and no dealer is made, while a connection is due later.
+  bool held(std::size_t index, clock::time_point now) const noexcept { return connect_at[index] > now; }
+
+  std::size_t index_of_key(std::string_view key) const noexcept {
+    std::size_t i = 0;
+    while (i < config().peers.size() && config().peers[i].public_key != key) ++i;
+    return i;
+  }
+
+  // Answers one ZAP request: 200 and the peer's name as User-Id for a
+  // CURVE client whose key is listed and not cut off, 400 for anyone else.
+  void answer_zap() {
+    std::array<zmq::message_t, 7> request;
+    std::size_t parts = 0;
+    bool more = true;
+    while (more) {
+      zmq::message_t part;
+      if (!zap.recv(part)) return;
+      more = part.more();
+      if (parts < request.size()) request[parts] = std::move(part);
+      ++parts;
+    }
+    std::string status = "400", text = "not on the allow-list", user;
+    if (parts == 7 && request[5].to_string_view() == "CURVE" && request[6].size() == 32) {
+      std::array<char, 41> key{};
+      zmq_z85_encode(key.data(), static_cast<const std::uint8_t*>(request[6].data()), 32);
+      const std::size_t index = index_of_key(key.data());
+      if (index < config().peers.size() && banned(index, clock::now())) {
+        text = "cut off";
+      } else if (index < config().peers.size()) {
+        status = "200";
+        text = "OK";
+        user = config().peers[index].name;
+      }
+    }
+    (status == "200" ? link.accepted_ : link.refused_).fetch_add(1, std::memory_order_relaxed);
+    zap.send(zmq::str_buffer("1.0"), zmq::send_flags::sndmore);
+    zap.send(std::move(request[1]), zmq::send_flags::sndmore);
+    zap.send(zmq::buffer(status), zmq::send_flags::sndmore);
+    zap.send(zmq::buffer(text), zmq::send_flags::sndmore);
+    zap.send(zmq::buffer(user), zmq::send_flags::sndmore);
+    zap.send(zmq::message_t{}, zmq::send_flags::none);
+  }
+
+  void read_monitor() {
+    zmq::message_t event, address;
+    if (!monitor.recv(event, zmq::recv_flags::dontwait)) return;
+    if (event.more()) static_cast<void>(monitor.recv(address));
+    link.handshakes_failed_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // An event of the connection to peer `index`: [event id, value][address].
+  void read_watch(std::size_t index) {
+    zmq::message_t event, address;
+    if (!watches[index]->recv(event, zmq::recv_flags::dontwait)) return;
+    if (event.more()) static_cast<void>(watches[index]->recv(address));
+    std::uint16_t id = 0;
+    if (event.size() >= sizeof id) std::memcpy(&id, event.data(), sizeof id);
+    if (id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+      if (up[index]) return;
+      up[index] = true;
+      if (link.on_peer_) link.on_peer_(config().peers[index].name, peer_event::connected);
+      return;
+    }
+    if (id != ZMQ_EVENT_DISCONNECTED) {
+      // A handshake failed: the peer refused our key (not on its list, or
+      // cut off), or holds another key than we pin. ZeroMQ never
+      // connects again after that, so the link makes a new connection,
+      // after a pause.
+      drop_dealer(index);
+      connect_at[index] = clock::now() + reconnect_after_refusal;
+    }
+    lose(index);
+  }
+
+  void drop_dealer(std::size_t index) noexcept {
+    watches[index].reset();
+    dealers[index].reset();
+  }
+
+  // The connection to peer `index` is gone: it is reported lost (once),
+  // and what was queued for it is dropped, so that nothing sent before
+  // the loss follows the next connection's first frame.
+  void lose(std::size_t index) {
+    if (up[index]) {
+      up[index] = false;
+      // First: once the receiver knows, it sends nothing more for the old
+      // connection, so the queue emptied below stays empty of it.
+      if (link.on_peer_) link.on_peer_(config().peers[index].name, peer_event::lost);
+    }
+    std::lock_guard guard{link.lock_};
+    outbox& box = link.outboxes_[index];
+    link.dropped_at_loss_.fetch_add(box.frames.size(), std::memory_order_relaxed);
+    box.frames.clear();
+    box.bytes = 0;
+    blocked[index] = false;
+  }
+
+  // A malformed frame or message from peer `index`, read from socket
+  // `fd`: counted, and at the limit the peer is cut off.
+  void strike(std::size_t index, int fd) {
+    link.malformed_.fetch_add(1, std::memory_order_relaxed);
+    if (++strikes[index] < config().malformed_limit) return;
+    strikes[index] = 0;
+    link.cut_offs_.fetch_add(1, std::memory_order_relaxed);
+    banned_until[index] = clock::now() + config().cut_off_for;
+    // Its connection to us: ZeroMQ cannot close one connection of a
+    // ROUTER, but it sees the socket shut under it and drops that
+    // connection; a new one is refused by the ZAP handler meanwhile.
+    if (fd >= 0) ::shutdown(fd, SHUT_RDWR);
+    // Ours to it, until the ban ends.
+    drop_dealer(index);
+    if (!config().peers[index].address.empty()) connect_at[index] = banned_until[index];
+    lose(index);
+  }
+
+  // A message is [routing id][frames]. Its sender is the User-Id its ZAP
+  // answer gave, or with insecure_plaintext the key its routing id claims.
+  // Anything else is dropped.
+  void read_frames() {
+    const auto now = clock::now();
+    for (int i = 0; i < messages_per_turn; ++i) {
+      zmq::message_t id, message;
+      if (!router.recv(id, zmq::recv_flags::dontwait)) return;
+      if (!id.more()) continue;
+      static_cast<void>(router.recv(message));
+      bool extra = message.more();
+      while (extra) {
+        zmq::message_t rest;
+        static_cast<void>(router.recv(rest));
+        extra = rest.more();
+      }
+      if (message.more()) continue;
+      std::size_t index = config().peers.size();
+      if (config().insecure_plaintext) {
+        index = index_of_key(id.to_string_view());
+      } else {
+        try {
+          const std::string_view user = message.gets("User-Id");
+          index = 0;
+          while (index < config().peers.size() && config().peers[index].name != user) ++index;
+        } catch (const zmq::error_t&) {
+          // not through our ZAP handler: cannot be
+        }
+      }
+      if (index == config().peers.size() || banned(index, now)) continue;
+      int fd = -1;
+      try {
+        fd = message.get(ZMQ_SRCFD);
+      } catch (const zmq::error_t&) {
+      }
+      // Each frame after its length; lengths are checked against the
+      // bytes left, and a message that is not whole frames stops there.
+      wire_reader in{{static_cast<const std::byte*>(message.data()), message.size()}, 0, 0};
+      while (in.left() != 0 && !banned(index, now)) {
+        std::uint64_t length = 0;
+        std::span<const std::byte> frame;
+        if (!in.count(length, 1) || !in.view(frame, static_cast<std::size_t>(length))) {
+          strike(index, fd);
+          break;
+        }
+        link.frames_in_.fetch_add(1, std::memory_order_relaxed);
+        if (!link.on_frame_(config().peers[index].name, frame)) strike(index, fd);
+      }
+    }
+  }
+
+  zmq::socket_t& dealer_for(std::size_t index) {
+    std::unique_ptr<zmq::socket_t>& d = dealers[index];
+    if (d) return *d;
+    d = std::make_unique<zmq::socket_t>(context, zmq::socket_type::dealer);
+    d->set(zmq::sockopt::linger, 0);
+    d->set(zmq::sockopt::sndhwm, connection_messages);
+    if (config().insecure_plaintext) {
+      d->set(zmq::sockopt::routing_id, config().keys.public_key);
+    } else {
+      d->set(zmq::sockopt::curve_serverkey, config().peers[index].public_key);
+      d->set(zmq::sockopt::curve_publickey, config().keys.public_key);
+      d->set(zmq::sockopt::curve_secretkey, config().keys.secret_key);
+    }
+    d->set(zmq::sockopt::heartbeat_ivl, static_cast<int>(config().heartbeat.count()));
+    d->set(zmq::sockopt::heartbeat_timeout, static_cast<int>(config().heartbeat_timeout.count()));
+    d->set(zmq::sockopt::heartbeat_ttl, static_cast<int>(config().heartbeat_timeout.count()));
+    // Watched before it connects: no event is missed. A name of its own
+    // per dealer: a closed dealer's watch may not have let go of its
+    // name yet.
+    const std::string watch =
+        "inproc://tact-link-peer-" + std::to_string(index) + '.' + std::to_string(generation[index]++);
+    if (zmq_socket_monitor(d->handle(), watch.c_str(),
+                           ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED | handshake_failures) != 0)
+      throw zmq::error_t{};
+    watches[index] = std::make_unique<zmq::socket_t>(context, zmq::socket_type::pair);
+    watches[index]->connect(watch);
+    d->connect(config().peers[index].address);
+    return *d;
+  }
+
+  // Hands each peer's queued frames to its connection until the queue is
+  // empty or the connection is full (then `blocked`, and polled for
+  // room). A peer held (cut off, or refused us) keeps its queue until its
+  // connection is due. Returns false once stopping.
+  //
+  // Invariant, under lock_: after a drain, each peer's queue is empty, or
+  // its peer is blocked, or held (and drained when its connection is
+  // due). So a sender that finds a queue non-empty need not wake the link
+  // (send() writes the eventfd only into an empty queue): either the wake
+  // of the frame that found it empty is still to be read, or the link
+  // polls that connection for room, or waits until it is due, and drains
+  // again.
+  bool drain_outboxes() {
+    const auto now = clock::now();
+    std::lock_guard guard{link.lock_};
+    if (link.stopping_) return false;
+    for (std::size_t index = 0; index < link.outboxes_.size(); ++index) {
+      outbox& box = link.outboxes_[index];
+      blocked[index] = false;
+      if (held(index, now)) continue;
+      while (!box.frames.empty()) {
+        // The frames at the front that fit in one message (one at least),
+        // each after its length.
+        packed.clear();
+        std::size_t count = 0;
+        for (const std::vector<std::byte>& f : box.frames) {
+          if (count != 0 && packed.size() + length_room + f.size() > packed_bytes) break;
+          wire_writer out{packed};
+          out.varint(f.size());
+          out.raw(f.data(), f.size());
+          ++count;
+        }
+        zmq::message_t message{packed.data(), packed.size()};
+        // At the high-water mark, nothing is taken: the frames stay queued.
+        if (!dealer_for(index).send(message, zmq::send_flags::dontwait)) {
+          blocked[index] = true;
+          break;
+        }
+        link.frames_out_.fetch_add(count, std::memory_order_relaxed);
+        link.messages_out_.fetch_add(1, std::memory_order_relaxed);
+        for (std::size_t i = 0; i < count; ++i) {
+          box.bytes -= box.frames.front().size();
+          box.frames.pop_front();
+        }
+      }
+    }
+    return true;
+  }
+
+  // Peers whose connection is due: connected to again, their queues
+  // drained. Returns how long until the next is due (-1: none is held).
+  std::chrono::milliseconds connect_due(bool& drain) {
+    const auto now = clock::now();
+    auto next = clock::time_point::max();
+    for (std::size_t index = 0; index < connect_at.size(); ++index) {
+      if (connect_at[index] == clock::time_point::min()) continue;
+      if (connect_at[index] > now) {
+        next = std::min(next, connect_at[index]);
+        continue;
+      }
+      connect_at[index] = clock::time_point::min();
+      dealer_for(index);
+      drain = true;
+    }
+    if (next == clock::time_point::max()) return std::chrono::milliseconds{-1};
+    return std::chrono::ceil<std::chrono::milliseconds>(next - now);
+  }
+
+  void run() {
+    // The fixed sockets and the eventfd, then the watch of each peer's
+    // connection, then a DEALER for each peer whose connection is full,
+    // polled for room.
+    constexpr std::size_t fixed = 4;
+    std::vector<std::size_t> watched;  // the peer of each watch polled
+    std::vector<zmq::pollitem_t> items{{router.handle(), 0, ZMQ_POLLIN, 0},
+                                       {zap.handle(), 0, ZMQ_POLLIN, 0},
+                                       {monitor.handle(), 0, ZMQ_POLLIN, 0},
+                                       {nullptr, link.wake_fd_, ZMQ_POLLIN, 0}};
+    bool drain = false;
+    for (;;) {
+      const std::chrono::milliseconds wait = connect_due(drain);
+      if (drain && !drain_outboxes()) return;
+      drain = false;
+      items.resize(fixed);
+      watched.clear();
+      for (std::size_t index = 0; index < watches.size(); ++index)
+        if (watches[index]) {
+          items.push_back({watches[index]->handle(), 0, ZMQ_POLLIN, 0});
+          watched.push_back(index);
+        }
+      const std::size_t rooms = items.size();
+      for (std::size_t index = 0; index < blocked.size(); ++index)
+        if (blocked[index]) items.push_back({dealers[index]->handle(), 0, ZMQ_POLLOUT, 0});
+      zmq::poll(items.data(), items.size(), wait);
+      if (items[1].revents & ZMQ_POLLIN) answer_zap();
+      if (items[2].revents & ZMQ_POLLIN) read_monitor();
+      for (std::size_t i = fixed; i < rooms; ++i)
+        if ((items[i].revents & ZMQ_POLLIN) && watches[watched[i - fixed]]) read_watch(watched[i - fixed]);
+      if (items[0].revents & ZMQ_POLLIN) read_frames();
+      for (std::size_t i = rooms; i < items.size(); ++i) drain = drain || (items[i].revents & ZMQ_POLLOUT) != 0;
+      if (items[3].revents & ZMQ_POLLIN) {
+        std::uint64_t ignored = 0;
+        [[maybe_unused]] const auto read = ::read(link.wake_fd_, &ignored, sizeof ignored);
+        drain = true;
+      }
+    }
+  }
+
+  // Closed here, on the thread that used them.
+  void close() noexcept {
+    watches.clear();
+    dealers.clear();
+    router.close();
+    zap.close();
+    monitor.close();
+  }
 };
 
 secure_link::secure_link(link_config config, receiver on_frame, watcher on_peer)
-    : config_{std::move(config)},
-      on_frame_{std::move(on_frame)},
-      on_peer_{std::move(on_peer)},
-      io_{std::make_unique<io>()} {
-  io_->dealers.resize(config_.peers.size());
-  io_->watches.resize(config_.peers.size());
-  io_->up.resize(config_.peers.size(), false);
+    : config_{std::move(config)}, on_frame_{std::move(on_frame)}, on_peer_{std::move(on_peer)} {
   outboxes_.resize(config_.peers.size());
-  // The handler first: a client that connects before it is bound would be
-  // let in unchecked.
-  io_->zap.bind(zap_endpoint);
+  io_ = std::make_unique<io>(*this);
   zmq::socket_t& r = io_->router;
   r.set(zmq::sockopt::linger, 0);
-  r.set(zmq::sockopt::curve_server, 1);
-  r.set(zmq::sockopt::curve_secretkey, config_.keys.secret_key);
-  r.set(zmq::sockopt::zap_domain, "tact");
+  if (config_.insecure_plaintext) {
+    // A peer that restarts claims its key again: its new connection
+    // takes over the routing id from the old one.
+    r.set(zmq::sockopt::router_handover, 1);
+  } else {
+    // The handler first: a client that connects before it is bound would
+    // be let in unchecked.
+    io_->zap.bind(zap_endpoint);
+    r.set(zmq::sockopt::curve_server, 1);
+    r.set(zmq::sockopt::curve_secretkey, config_.keys.secret_key);
+    r.set(zmq::sockopt::zap_domain, "tact");
+  }
   r.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(std::max(config_.max_frame, packed_bytes) + length_room));
   if (zmq_socket_monitor(r.handle(), monitor_endpoint, handshake_failures) != 0)
     throw std::runtime_error{std::string{"tact: cannot monitor the link: "} + zmq_strerror(zmq_errno())};
@@ -137,213 +482,18 @@ link_stats secure_link::stats() const noexcept {
           .frames_out = frames_out_.load(std::memory_order_relaxed),
           .messages_out = messages_out_.load(std::memory_order_relaxed),
           .overflows = overflows_.load(std::memory_order_relaxed),
-          .malformed = malformed_.load(std::memory_order_relaxed)};
+          .malformed = malformed_.load(std::memory_order_relaxed),
+          .cut_offs = cut_offs_.load(std::memory_order_relaxed),
+          .dropped_at_loss = dropped_at_loss_.load(std::memory_order_relaxed)};
 }
 
 void secure_link::run() noexcept {
-  io& s = *io_;
-  // Answers one ZAP request: 200 and the peer's name as User-Id for a
-  // CURVE client whose key is listed, 400 for anyone else.
-  const auto answer_zap = [&] {
-    std::array<zmq::message_t, 7> request;
-    std::size_t parts = 0;
-    bool more = true;
-    while (more) {
-      zmq::message_t part;
-      if (!s.zap.recv(part)) return;
-      more = part.more();
-      if (parts < request.size()) request[parts] = std::move(part);
-      ++parts;
-    }
-    std::string status = "400", text = "not on the allow-list", user;
-    if (parts == 7 && request[5].to_string_view() == "CURVE" && request[6].size() == 32) {
-      std::array<char, 41> key{};
-      zmq_z85_encode(key.data(), static_cast<const std::uint8_t*>(request[6].data()), 32);
-      for (const peer& p : config_.peers)
-        if (p.public_key == key.data()) {
-          status = "200";
-          text = "OK";
-          user = p.name;
-        }
-    }
-    (status == "200" ? accepted_ : refused_).fetch_add(1, std::memory_order_relaxed);
-    s.zap.send(zmq::str_buffer("1.0"), zmq::send_flags::sndmore);
-    s.zap.send(std::move(request[1]), zmq::send_flags::sndmore);
-    s.zap.send(zmq::buffer(status), zmq::send_flags::sndmore);
-    s.zap.send(zmq::buffer(text), zmq::send_flags::sndmore);
-    s.zap.send(zmq::buffer(user), zmq::send_flags::sndmore);
-    s.zap.send(zmq::message_t{}, zmq::send_flags::none);
-  };
-  const auto read_monitor = [&] {
-    zmq::message_t event, address;
-    if (!s.monitor.recv(event, zmq::recv_flags::dontwait)) return;
-    if (event.more()) static_cast<void>(s.monitor.recv(address));
-    handshakes_failed_.fetch_add(1, std::memory_order_relaxed);
-  };
-  // An event of the connection to peer `index`: [event id, value][address].
-  const auto read_watch = [&](std::size_t index) {
-    zmq::message_t event, address;
-    if (!s.watches[index]->recv(event, zmq::recv_flags::dontwait)) return;
-    if (event.more()) static_cast<void>(s.watches[index]->recv(address));
-    std::uint16_t id = 0;
-    if (event.size() >= sizeof id) std::memcpy(&id, event.data(), sizeof id);
-    // Watched for two events only: a handshake that succeeded, or a
-    // disconnection (closed, or silent past the heartbeat timeout).
-    const bool connected = id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED;
-    if (connected == s.up[index]) return;
-    s.up[index] = connected;
-    if (on_peer_) on_peer_(config_.peers[index].name, connected ? peer_event::connected : peer_event::lost);
-  };
-  // A message is [routing id][frames]; its sender is the User-Id its ZAP
-  // answer gave. Anything else from an authenticated peer is dropped.
-  const auto read_frames = [&] {
-    for (int i = 0; i < messages_per_turn; ++i) {
-      zmq::message_t id, message;
-      if (!s.router.recv(id, zmq::recv_flags::dontwait)) return;
-      if (!id.more()) continue;
-      static_cast<void>(s.router.recv(message));
-      bool extra = message.more();
-      while (extra) {
-        zmq::message_t rest;
-        static_cast<void>(s.router.recv(rest));
-        extra = rest.more();
-      }
-      if (message.more()) continue;
-      const char* user = nullptr;
-      try {
-        user = message.gets("User-Id");
-      } catch (const zmq::error_t&) {
-        continue;  // not through our ZAP handler: cannot be
-      }
-      // Each frame after its length; lengths are checked against the
-      // bytes left, and a message that is not whole frames stops there.
-      wire_reader in{{static_cast<const std::byte*>(message.data()), message.size()}, 0, 0};
-      while (in.left() != 0) {
-        std::uint64_t length = 0;
-        std::span<const std::byte> frame;
-        if (!in.count(length, 1) || !in.view(frame, static_cast<std::size_t>(length))) {
-          malformed_.fetch_add(1, std::memory_order_relaxed);
-          break;
-        }
-        frames_in_.fetch_add(1, std::memory_order_relaxed);
-        on_frame_(user, frame);
-      }
-    }
-  };
-  const auto dealer_for = [&](std::size_t index) -> zmq::socket_t& {
-    std::unique_ptr<zmq::socket_t>& d = s.dealers[index];
-    if (!d) {
-      d = std::make_unique<zmq::socket_t>(s.context, zmq::socket_type::dealer);
-      d->set(zmq::sockopt::linger, 0);
-      d->set(zmq::sockopt::sndhwm, connection_messages);
-      d->set(zmq::sockopt::curve_serverkey, config_.peers[index].public_key);
-      d->set(zmq::sockopt::curve_publickey, config_.keys.public_key);
-      d->set(zmq::sockopt::curve_secretkey, config_.keys.secret_key);
-      d->set(zmq::sockopt::heartbeat_ivl, static_cast<int>(config_.heartbeat.count()));
-      d->set(zmq::sockopt::heartbeat_timeout, static_cast<int>(config_.heartbeat_timeout.count()));
-      d->set(zmq::sockopt::heartbeat_ttl, static_cast<int>(config_.heartbeat_timeout.count()));
-      // Watched before it connects: no event is missed.
-      const std::string watch = "inproc://tact-link-peer-" + std::to_string(index);
-      if (zmq_socket_monitor(d->handle(), watch.c_str(),
-                             ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED) != 0)
-        throw zmq::error_t{};
-      s.watches[index] = std::make_unique<zmq::socket_t>(s.context, zmq::socket_type::pair);
-      s.watches[index]->connect(watch);
-      d->connect(config_.peers[index].address);
-    }
-    return *d;
-  };
-  // Hands each peer's queued frames to its connection until the queue is
-  // empty or the connection is full (then `blocked`, and polled for room).
-  // Returns false once stopping.
-  //
-  // Invariant, under lock_: after a drain, each peer's queue is empty or
-  // its peer is blocked. So a sender that finds a queue non-empty need not
-  // wake the link (send() writes the eventfd only into an empty queue):
-  // either the wake of the frame that found it empty is still to be
-  // read, or the link polls that connection for room and drains again.
-  std::vector<bool> blocked(config_.peers.size(), false);
-  std::vector<std::byte> packed;
-  const auto drain_outboxes = [&] {
-    std::lock_guard guard{lock_};
-    if (stopping_) return false;
-    for (std::size_t index = 0; index < outboxes_.size(); ++index) {
-      outbox& box = outboxes_[index];
-      blocked[index] = false;
-      while (!box.frames.empty()) {
-        // The frames at the front that fit in one message (one at least),
-        // each after its length.
-        packed.clear();
-        std::size_t count = 0;
-        for (const std::vector<std::byte>& f : box.frames) {
-          if (count != 0 && packed.size() + length_room + f.size() > packed_bytes) break;
-          wire_writer out{packed};
-          out.varint(f.size());
-          out.raw(f.data(), f.size());
-          ++count;
-        }
-        zmq::message_t message{packed.data(), packed.size()};
-        // At the high-water mark, nothing is taken: the frames stay queued.
-        if (!dealer_for(index).send(message, zmq::send_flags::dontwait)) {
-          blocked[index] = true;
-          break;
-        }
-        frames_out_.fetch_add(count, std::memory_order_relaxed);
-        messages_out_.fetch_add(1, std::memory_order_relaxed);
-        for (std::size_t i = 0; i < count; ++i) {
-          box.bytes -= box.frames.front().size();
-          box.frames.pop_front();
-        }
-      }
-    }
-    return true;
-  };
-
-  // The fixed sockets and the eventfd, then the watch of each peer's
-  // connection, then a DEALER for each peer whose connection is full,
-  // polled for room.
-  constexpr std::size_t fixed = 4;
-  std::vector<std::size_t> watched;  // the peer of each watch polled
-  std::vector<zmq::pollitem_t> items{{s.router.handle(), 0, ZMQ_POLLIN, 0},
-                                     {s.zap.handle(), 0, ZMQ_POLLIN, 0},
-                                     {s.monitor.handle(), 0, ZMQ_POLLIN, 0},
-                                     {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
   try {
-    for (;;) {
-      items.resize(fixed);
-      watched.clear();
-      for (std::size_t index = 0; index < s.watches.size(); ++index)
-        if (s.watches[index]) {
-          items.push_back({s.watches[index]->handle(), 0, ZMQ_POLLIN, 0});
-          watched.push_back(index);
-        }
-      const std::size_t rooms = items.size();
-      for (std::size_t index = 0; index < blocked.size(); ++index)
-        if (blocked[index]) items.push_back({s.dealers[index]->handle(), 0, ZMQ_POLLOUT, 0});
-      zmq::poll(items.data(), items.size(), std::chrono::milliseconds{-1});
-      if (items[1].revents & ZMQ_POLLIN) answer_zap();
-      if (items[2].revents & ZMQ_POLLIN) read_monitor();
-      for (std::size_t i = fixed; i < rooms; ++i)
-        if (items[i].revents & ZMQ_POLLIN) read_watch(watched[i - fixed]);
-      if (items[0].revents & ZMQ_POLLIN) read_frames();
-      bool room = false;
-      for (std::size_t i = rooms; i < items.size(); ++i) room = room || (items[i].revents & ZMQ_POLLOUT) != 0;
-      if (items[3].revents & ZMQ_POLLIN) {
-        std::uint64_t ignored = 0;
-        [[maybe_unused]] const auto read = ::read(wake_fd_, &ignored, sizeof ignored);
-        room = true;
-      }
-      if (room && !drain_outboxes()) break;
-    }
+    io_->run();
   } catch (const zmq::error_t&) {
     // The context is going away: nothing left to serve.
   }
-  // Closed here, on the thread that used them.
-  s.dealers.clear();
-  s.watches.clear();
-  s.router.close();
-  s.zap.close();
-  s.monitor.close();
+  io_->close();
 }
 
 }  // namespace tact::net::detail

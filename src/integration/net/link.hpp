@@ -39,6 +39,16 @@ struct link_config {
   // the peer drops us likewise when our pings stop.
   std::chrono::milliseconds heartbeat{1'000};
   std::chrono::milliseconds heartbeat_timeout{5'000};
+  // A listed peer that sends this many malformed frames (or messages not
+  // made of whole frames) is cut off: its connection to us is closed, ours
+  // to it too (it is reported lost), and its key is refused for
+  // `cut_off_for`; then the link connects to it again.
+  std::uint32_t malformed_limit = 8;
+  std::chrono::milliseconds cut_off_for{60'000};
+  // No encryption, no authentication: a peer is known by the public key it
+  // claims, which anyone can claim. Both ends must agree. For measurements
+  // and closed test networks only.
+  bool insecure_plaintext = false;
 };
 
 // What happened to the connection to a peer (secure_link::watcher).
@@ -63,7 +73,9 @@ struct link_stats {
   std::uint64_t frames_out = 0;        // taken by a peer's connection
   std::uint64_t messages_out = 0;      // ZeroMQ messages that carried them (see secure_link)
   std::uint64_t overflows = 0;         // sends refused at a full queue (never dropped unsaid)
-  std::uint64_t malformed = 0;         // messages from a listed peer not made of whole frames
+  std::uint64_t malformed = 0;         // messages not made of whole frames, and frames the receiver refused
+  std::uint64_t cut_offs = 0;          // peers cut off for sending too many of them
+  std::uint64_t dropped_at_loss = 0;   // frames queued for a connection when it was lost
 };
 
 // Frames of bytes between this node and the peers of its allow-list, over
@@ -81,7 +93,8 @@ struct link_stats {
 // the connection takes them share that cost; a frame sent alone leaves
 // at once, without waiting for company. A message from a listed peer
 // that is not whole frames is dropped from the first broken one and
-// counted (link_stats::malformed).
+// counted (link_stats::malformed), as is a frame the receiver refuses; a
+// peer that sends link_config::malformed_limit of them is cut off.
 //
 // One thread (the link's) owns every ZeroMQ socket: a ROUTER that receives
 // from all peers, a DEALER per peer it sends to (one ordered pipe per
@@ -91,12 +104,16 @@ struct link_stats {
 class TACT_API secure_link {
  public:
   // Called on the link's thread for each frame that arrives, with the name
-  // its sender has on the allow-list. It must not block for long: the
-  // link reads nothing else meanwhile.
-  using receiver = std::function<void(std::string_view peer, std::span<const std::byte> frame)>;
+  // its sender has on the allow-list; returns false if the frame is
+  // malformed, which counts against the peer (see link_config::
+  // malformed_limit). It must not block for long: the link reads nothing
+  // else meanwhile.
+  using receiver = std::function<bool(std::string_view peer, std::span<const std::byte> frame)>;
   // Called on the link's thread when the connection to a peer this link
   // sends to is made or lost: connected and lost alternate, connected
-  // first. Frames queued in a connection that is lost are lost with it.
+  // first. Frames queued for a connection that is lost, in ZeroMQ or in
+  // the link's queue, are dropped with it (counted in dropped_at_loss):
+  // after `lost`, only frames sent later leave.
   using watcher = std::function<void(std::string_view peer, peer_event event)>;
 
   // Binds the listening socket; throws std::runtime_error (a ZeroMQ error
@@ -149,7 +166,8 @@ class TACT_API secure_link {
   int wake_fd_ = -1;  // eventfd: the outbox has frames, or stop
 
   std::atomic<std::uint64_t> accepted_{0}, refused_{0}, handshakes_failed_{0};
-  std::atomic<std::uint64_t> frames_in_{0}, frames_out_{0}, messages_out_{0}, overflows_{0}, malformed_{0};
+  std::atomic<std::uint64_t> frames_in_{0}, frames_out_{0}, messages_out_{0}, overflows_{0}, malformed_{0},
+      cut_offs_{0}, dropped_at_loss_{0};
 
   std::thread thread_;
 };

@@ -73,9 +73,12 @@ class node_core : public std::enable_shared_from_this<node_core> {
                    .peers = config_.peers,
                    .max_queued = config_.max_queued,
                    .heartbeat = config_.heartbeat,
-                   .heartbeat_timeout = config_.heartbeat_timeout};
+                   .heartbeat_timeout = config_.heartbeat_timeout,
+                   .malformed_limit = config_.malformed_limit,
+                   .cut_off_for = config_.cut_off_for,
+                   .insecure_plaintext = config_.insecure_plaintext};
     link_ = std::make_unique<secure_link>(
-        std::move(lc), [this](std::string_view peer, std::span<const std::byte> f) { on_frame(peer, f); },
+        std::move(lc), [this](std::string_view peer, std::span<const std::byte> f) { return on_frame(peer, f); },
         [this](std::string_view peer, peer_event e) { on_connection(peer, e); });
     for (const auto& p : peers_)
       if (p->sends) link_->send(p->name, greeting());
@@ -155,12 +158,13 @@ class node_core : public std::enable_shared_from_this<node_core> {
     const link_stats link = link_->stats();
     return {.sent = sent_.load(std::memory_order_relaxed),
             .received = received_.load(std::memory_order_relaxed),
-            .undelivered = undelivered_.load(std::memory_order_relaxed),
+            .undelivered = undelivered_.load(std::memory_order_relaxed) + link.dropped_at_loss,
             .unknown_targets = unknown_targets_.load(std::memory_order_relaxed),
             .unknown_types = unknown_types_.load(std::memory_order_relaxed),
             .malformed = malformed_.load(std::memory_order_relaxed) + link.malformed,
             .peers_lost = peers_lost_.load(std::memory_order_relaxed),
-            .refused_clients = link.refused};
+            .refused_clients = link.refused,
+            .cut_offs = link.cut_offs};
   }
 
  private:
@@ -329,19 +333,25 @@ class node_core : public std::enable_shared_from_this<node_core> {
     orphans.clear();
   }
 
-  void on_frame(std::string_view name, std::span<const std::byte> bytes) {
+  // False if the frame is malformed (the link counts it against the peer).
+  bool on_frame(std::string_view name, std::span<const std::byte> bytes) {
     const std::size_t index = find(name);
     frame f;
     if (decode_frame(bytes, f) != wire_error::none) {
       malformed_.fetch_add(1, std::memory_order_relaxed);
-      return;
+      return false;
     }
-    if (auto* h = std::get_if<hello>(&f)) return greeted(*peers_[index], *h);
+    if (auto* h = std::get_if<hello>(&f)) {
+      greeted(*peers_[index], *h);
+      return true;
+    }
     if (auto* b = std::get_if<batch>(&f)) {
-      for (const envelope& e : b->envelopes) deliver(index, e);
-      return;
+      bool whole = true;
+      for (const envelope& e : b->envelopes) whole = deliver(index, e) && whole;
+      return whole;
     }
     released_by_peer(*peers_[index], std::get<release>(f));
+    return true;
   }
 
   void greeted(peer_state& p, const hello& h) {
@@ -364,7 +374,9 @@ class node_core : public std::enable_shared_from_this<node_core> {
     tell_down(p.name, orphans);
   }
 
-  void deliver(std::size_t index, const envelope& e) {
+  // False if the envelope is malformed; a message for a name or a type
+  // this node does not know is counted, and dropped, but not malformed.
+  bool deliver(std::size_t index, const envelope& e) {
     peer_state& p = *peers_[index];
     tx::actor_ref target;
     std::uint32_t type = not_carried;
@@ -380,7 +392,7 @@ class node_core : public std::enable_shared_from_this<node_core> {
     }
     if (type == not_carried) {
       unknown_types_.fetch_add(1, std::memory_order_relaxed);
-      return;
+      return true;
     }
     if ((e.target & named_bit) != 0) {
       std::lock_guard guard{names_lock_};
@@ -389,21 +401,22 @@ class node_core : public std::enable_shared_from_this<node_core> {
     }
     if (!target) {
       unknown_targets_.fetch_add(1, std::memory_order_relaxed);
-      return;
+      return true;
     }
     tx::actor_ref customer;
     if (e.sender != 0) {
       if ((e.sender & named_bit) != 0) {
         malformed_.fetch_add(1, std::memory_order_relaxed);
-        return;
+        return false;
       }
       customer = proxy(index, e.sender, epoch);
     }
     if (types_[type].deliver(e.payload, target, std::move(customer)) != wire_error::none) {
       malformed_.fetch_add(1, std::memory_order_relaxed);
-      return;
+      return false;
     }
     received_.fetch_add(1, std::memory_order_relaxed);
+    return true;
   }
 
   void released_by_peer(peer_state& p, const release& r) {
