@@ -108,11 +108,9 @@ TEST_CASE("a listed peer's frames arrive once each, in order, under its name") {
   const auto alpha_keys = tact::net::generate_key_pair();
   const auto beta_keys = tact::net::generate_key_pair();
   inbox at_beta;
-  secure_link beta{server(beta_keys, alpha_keys.public_key),
-                   at_beta.receiver()};
+  secure_link beta{server(beta_keys, alpha_keys.public_key), at_beta.receiver()};
   inbox at_alpha;
-  secure_link alpha{client(alpha_keys, beta_keys.public_key, beta.endpoint()),
-                    at_alpha.receiver()};
+  secure_link alpha{client(alpha_keys, beta_keys.public_key, beta.endpoint()), at_alpha.receiver()};
 
   CHECK(alpha.send("gamma", numbered(0)) == send_result::unknown_peer);  // not listed
   // All at once: far more than a connection takes before its peer reads
@@ -164,7 +162,8 @@ TEST_CASE("a frame larger than the largest a link carries is refused at send") {
 // A listed peer that does not speak the link's framing (a raw ZeroMQ
 // client with alpha's keys): what it sends is read frame by frame, up to
 // the first frame whose length runs past the message's end.
-TEST_CASE("a message that is not whole frames is delivered up to its first broken frame, and counted") {
+TEST_CASE(
+    "a message that is not whole frames is delivered up to its first broken frame, and counted") {
   const auto alpha_keys = tact::net::generate_key_pair();
   const auto beta_keys = tact::net::generate_key_pair();
   inbox at_beta;
@@ -201,19 +200,18 @@ TEST_CASE("a client whose key is not on the allow-list gets nothing through") {
   const auto beta_keys = tact::net::generate_key_pair();
   const auto intruder_keys = tact::net::generate_key_pair();
   inbox at_beta;
-  secure_link beta{server(beta_keys, alpha_keys.public_key),
-                   at_beta.receiver()};
+  secure_link beta{server(beta_keys, alpha_keys.public_key), at_beta.receiver()};
   inbox unused;
   // It knows beta's key and address, which is all CURVE alone would ask.
   secure_link intruder{client(intruder_keys, beta_keys.public_key, beta.endpoint()),
                        unused.receiver()};
-  for (std::uint64_t i = 0; i < 100; ++i) REQUIRE(intruder.send("beta", numbered(i)) == send_result::queued);
+  for (std::uint64_t i = 0; i < 100; ++i)
+    REQUIRE(intruder.send("beta", numbered(i)) == send_result::queued);
   wait_until([&] { return beta.stats().refused + beta.stats().accepted >= 1; });
   CHECK(beta.stats().accepted == 0);
 
   // A listed peer still gets through, after the intruder was refused.
-  secure_link alpha{client(alpha_keys, beta_keys.public_key, beta.endpoint()),
-                    unused.receiver()};
+  secure_link alpha{client(alpha_keys, beta_keys.public_key, beta.endpoint()), unused.receiver()};
   REQUIRE(alpha.send("beta", numbered(7)) == send_result::queued);
   at_beta.wait_for(1);
   std::lock_guard guard{at_beta.lock};
@@ -228,14 +226,14 @@ TEST_CASE("a client that pins another server key sends nothing to this one") {
   const auto beta_keys = tact::net::generate_key_pair();
   const auto impostor_keys = tact::net::generate_key_pair();
   inbox at_beta;
-  secure_link beta{server(beta_keys, alpha_keys.public_key),
-                   at_beta.receiver()};
+  secure_link beta{server(beta_keys, alpha_keys.public_key), at_beta.receiver()};
   inbox unused;
   // alpha believes that "beta" at this address has another key: whoever
   // listens there cannot complete the handshake, and reads nothing.
   secure_link alpha{client(alpha_keys, impostor_keys.public_key, beta.endpoint()),
                     unused.receiver()};
-  for (std::uint64_t i = 0; i < 100; ++i) REQUIRE(alpha.send("beta", numbered(i)) == send_result::queued);
+  for (std::uint64_t i = 0; i < 100; ++i)
+    REQUIRE(alpha.send("beta", numbered(i)) == send_result::queued);
   wait_until([&] { return beta.stats().handshakes_failed + beta.stats().frames_in >= 1; });
   CHECK(beta.stats().accepted == 0);
   CHECK(beta.stats().frames_in == 0);
@@ -288,7 +286,8 @@ TEST_CASE("a peer that goes away is reported lost") {
   const auto beta_keys = tact::net::generate_key_pair();
   inbox unused;
   events at_alpha;
-  auto beta = std::make_unique<secure_link>(server(beta_keys, alpha_keys.public_key), unused.receiver());
+  auto beta =
+      std::make_unique<secure_link>(server(beta_keys, alpha_keys.public_key), unused.receiver());
   secure_link alpha{client(alpha_keys, beta_keys.public_key, beta->endpoint()), unused.receiver(),
                     at_alpha.watcher()};
   REQUIRE(alpha.send("beta", numbered(1)) == send_result::queued);
@@ -302,7 +301,8 @@ TEST_CASE("a peer that goes away is reported lost") {
 // A peer in a process of its own, which the test stops (SIGSTOP), lets go
 // on (SIGCONT) and kills: alive at the TCP level while stopped, so only
 // heartbeats can tell.
-TEST_CASE("a stopped peer process is reported lost by heartbeats, and connected again when it resumes") {
+TEST_CASE(
+    "a stopped peer process is reported lost by heartbeats, and connected again when it resumes") {
   const auto alpha_keys = tact::net::generate_key_pair();
   const auto beta_keys = tact::net::generate_key_pair();
   int ends[2];
@@ -315,7 +315,8 @@ TEST_CASE("a stopped peer process is reported lost by heartbeats, and connected 
       secure_link beta{server(beta_keys, alpha_keys.public_key),
                        [](std::string_view, std::span<const std::byte>) { return true; }};
       const std::string line = beta.endpoint() + "\n";
-      if (::write(ends[1], line.data(), line.size()) != static_cast<ssize_t>(line.size())) ::_exit(1);
+      if (::write(ends[1], line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+        ::_exit(1);
       for (;;) ::pause();
     } catch (...) {
       ::_exit(2);
@@ -365,20 +366,23 @@ TEST_CASE("a peer that sends malformed frames is cut off both ways until its ban
   std::vector<std::string> accepted;
   std::vector<std::uint64_t> refused_before;  // beta's refusals when each was accepted
   secure_link* beta_link = nullptr;
-  link_config strict{.listen = loopback, .keys = beta_keys, .peers = {{"alpha", alpha_keys.public_key, alpha.endpoint()}}};
+  link_config strict{.listen = loopback,
+                     .keys = beta_keys,
+                     .peers = {{"alpha", alpha_keys.public_key, alpha.endpoint()}}};
   strict.malformed_limit = 3;
   strict.cut_off_for = std::chrono::milliseconds{3'000};
   events at_beta;
-  secure_link beta{strict,
-                   [&](std::string_view, std::span<const std::byte> frame) {
-                     const std::string text{reinterpret_cast<const char*>(frame.data()), frame.size()};
-                     if (text.starts_with("bad")) return false;
-                     std::lock_guard guard{lock};
-                     accepted.push_back(text);
-                     refused_before.push_back(beta_link->stats().refused);
-                     return true;
-                   },
-                   at_beta.watcher()};
+  secure_link beta{
+      strict,
+      [&](std::string_view, std::span<const std::byte> frame) {
+        const std::string text{reinterpret_cast<const char*>(frame.data()), frame.size()};
+        if (text.starts_with("bad")) return false;
+        std::lock_guard guard{lock};
+        accepted.push_back(text);
+        refused_before.push_back(beta_link->stats().refused);
+        return true;
+      },
+      at_beta.watcher()};
   beta_link = &beta;
   REQUIRE(beta.send("alpha", numbered(1)) == send_result::queued);
   at_beta.wait_for(1);
@@ -436,10 +440,13 @@ TEST_CASE("a peer that sends malformed frames is cut off both ways until its ban
   // And beta connects to alpha again once the ban is over.
   at_beta.wait_for(3);
   std::lock_guard guard{at_beta.lock};
-  CHECK(at_beta.seen == std::vector<peer_event>{peer_event::connected, peer_event::lost, peer_event::connected});
+  CHECK(at_beta.seen ==
+        std::vector<peer_event>{peer_event::connected, peer_event::lost, peer_event::connected});
 }
 
-TEST_CASE("insecure_plaintext links name their peers by the key they claim, and never talk to CURVE links") {
+TEST_CASE(
+    "insecure_plaintext links name their peers by the key they claim, and never talk to CURVE "
+    "links") {
   const auto alpha_keys = tact::net::generate_key_pair();
   const auto beta_keys = tact::net::generate_key_pair();
   const auto plain = [](link_config c) {
@@ -449,8 +456,10 @@ TEST_CASE("insecure_plaintext links name their peers by the key they claim, and 
   inbox at_beta;
   secure_link beta{plain(server(beta_keys, alpha_keys.public_key)), at_beta.receiver()};
   inbox unused;
-  secure_link alpha{plain(client(alpha_keys, beta_keys.public_key, beta.endpoint())), unused.receiver()};
-  for (std::uint64_t i = 0; i < 1'000; ++i) REQUIRE(alpha.send("beta", numbered(i)) == send_result::queued);
+  secure_link alpha{plain(client(alpha_keys, beta_keys.public_key, beta.endpoint())),
+                    unused.receiver()};
+  for (std::uint64_t i = 0; i < 1'000; ++i)
+    REQUIRE(alpha.send("beta", numbered(i)) == send_result::queued);
   at_beta.wait_for(1'000);
   {
     std::lock_guard guard{at_beta.lock};
@@ -464,11 +473,14 @@ TEST_CASE("insecure_plaintext links name their peers by the key they claim, and 
   // CURVE server: neither handshake completes, nothing is read.
   inbox at_secure;
   secure_link secure{server(beta_keys, alpha_keys.public_key), at_secure.receiver()};
-  secure_link plain_client{plain(client(alpha_keys, beta_keys.public_key, secure.endpoint())), unused.receiver()};
-  secure_link curve_client{client(alpha_keys, beta_keys.public_key, beta.endpoint()), unused.receiver()};
+  secure_link plain_client{plain(client(alpha_keys, beta_keys.public_key, secure.endpoint())),
+                           unused.receiver()};
+  secure_link curve_client{client(alpha_keys, beta_keys.public_key, beta.endpoint()),
+                           unused.receiver()};
   REQUIRE(plain_client.send("beta", numbered(1)) == send_result::queued);
   REQUIRE(curve_client.send("beta", numbered(2)) == send_result::queued);
-  wait_until([&] { return secure.stats().handshakes_failed >= 1 && beta.stats().handshakes_failed >= 1; });
+  wait_until(
+      [&] { return secure.stats().handshakes_failed >= 1 && beta.stats().handshakes_failed >= 1; });
   CHECK(secure.stats().frames_in == 0);
   CHECK(beta.stats().frames_in == 1'000);
 }

@@ -118,5 +118,6 @@ int main(int argc, char** argv) {
   suite::check(answered == p.rounds && wrong == 0,
                std::to_string(answered) + " of " + std::to_string(p.rounds) +
                    " round trips answered, " + std::to_string(wrong) + " with another's number");
-  suite::report(o, "remote_ping_pong", "caf", secs, p.rounds, suite::latency_fields(round_us));
+  suite::report(o, suite::bench_name("remote_ping_pong"), "caf", secs, p.rounds,
+                suite::latency_fields(round_us));
 }

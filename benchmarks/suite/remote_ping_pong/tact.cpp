@@ -40,6 +40,14 @@ namespace {
 
 namespace tx = tact::tx;
 namespace net = tact::net;
+
+// Built twice: with CURVE (the default), and as <workload>_plain without
+// (-DREMOTE_PLAINTEXT=1, node_config::insecure_plaintext), to show what
+// encryption costs; CAF's links are plaintext either way.
+#ifndef REMOTE_PLAINTEXT
+#define REMOTE_PLAINTEXT 0
+#endif
+constexpr bool plaintext = REMOTE_PLAINTEXT != 0;
 using clock_type = std::chrono::steady_clock;
 
 struct ping {
@@ -76,8 +84,12 @@ int serve(const suite::remote::server_process::side& side, unsigned threads,
           const net::key_pair& keys, const net::peer& client) {
   tact::actor_system system{{.workers = threads}};
   {
-    net::node node{
-        system, {.listen = "tcp://127.0.0.1:0", .keys = keys, .peers = {client}}, carried{}};
+    net::node node{system,
+                   {.listen = "tcp://127.0.0.1:0",
+                    .keys = keys,
+                    .peers = {client},
+                    .insecure_plaintext = plaintext},
+                   carried{}};
     // Serialized, as a service actor is: its requests in arrival order.
     node.publish("echo", tx::spawn(system, echo(), tx::mode::serialized));
     side.ready(node.endpoint());
@@ -116,7 +128,8 @@ int main(int argc, char** argv) {
       net::node node{system,
                      {.listen = client_at,
                       .keys = client_keys,
-                      .peers = {{"server", server_keys.public_key, server_at}}},
+                      .peers = {{"server", server_keys.public_key, server_at}},
+                      .insecure_plaintext = plaintext},
                      carried{}};
       const tx::actor_ref echo_ref = node.remote("server", "echo");
       const std::chrono::seconds deadline{suite::remote::ask_deadline_seconds};
@@ -150,5 +163,6 @@ int main(int argc, char** argv) {
   suite::check(answered == p.rounds && wrong == 0,
                std::to_string(answered) + " of " + std::to_string(p.rounds) +
                    " round trips answered, " + std::to_string(wrong) + " with another's number");
-  suite::report(o, "remote_ping_pong", "tact", secs, p.rounds, suite::latency_fields(round_us));
+  suite::report(o, suite::bench_name("remote_ping_pong"), "tact", secs, p.rounds,
+                suite::latency_fields(round_us));
 }

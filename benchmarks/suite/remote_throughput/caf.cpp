@@ -132,5 +132,5 @@ int main(int argc, char** argv) {
   suite::check(before && after, "the counter did not answer");
   suite::check(before->received == 0, "the counter had counted messages before any was sent");
   suite::remote_throughput::check_tally(*after, p.messages);
-  suite::report(o, "remote_throughput", "caf", secs, p.messages);
+  suite::report(o, suite::bench_name("remote_throughput"), "caf", secs, p.messages);
 }

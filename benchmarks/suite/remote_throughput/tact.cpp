@@ -50,6 +50,14 @@ namespace {
 
 namespace tx = tact::tx;
 namespace net = tact::net;
+
+// Built twice: with CURVE (the default), and as <workload>_plain without
+// (-DREMOTE_PLAINTEXT=1, node_config::insecure_plaintext), to show what
+// encryption costs; CAF's links are plaintext either way.
+#ifndef REMOTE_PLAINTEXT
+#define REMOTE_PLAINTEXT 0
+#endif
+constexpr bool plaintext = REMOTE_PLAINTEXT != 0;
 using suite::remote_throughput::tally;
 
 struct item {
@@ -88,8 +96,12 @@ int serve(const suite::remote::server_process::side& side, unsigned threads,
           const net::key_pair& keys, const net::peer& client) {
   tact::actor_system system{{.workers = threads}};
   {
-    net::node node{
-        system, {.listen = "tcp://127.0.0.1:0", .keys = keys, .peers = {client}}, carried{}};
+    net::node node{system,
+                   {.listen = "tcp://127.0.0.1:0",
+                    .keys = keys,
+                    .peers = {client},
+                    .insecure_plaintext = plaintext},
+                   carried{}};
     node.publish("counter", tx::spawn(system, counter({}), tx::mode::serialized));
     side.ready(node.endpoint());
     side.wait_for_stop();
@@ -126,7 +138,8 @@ int main(int argc, char** argv) {
       net::node node{system,
                      {.listen = client_at,
                       .keys = client_keys,
-                      .peers = {{"server", server_keys.public_key, server_at}}},
+                      .peers = {{"server", server_keys.public_key, server_at}},
+                      .insecure_plaintext = plaintext},
                      carried{}};
       const tx::actor_ref counter_ref = node.remote("server", "counter");
       const std::chrono::seconds deadline{suite::remote::ask_deadline_seconds};
@@ -158,5 +171,5 @@ int main(int argc, char** argv) {
   suite::check(stats.undelivered == 0,
                std::to_string(stats.undelivered) + " messages were dropped as undelivered");
   suite::remote_throughput::check_tally(*after, p.messages);
-  suite::report(o, "remote_throughput", "tact", secs, p.messages);
+  suite::report(o, suite::bench_name("remote_throughput"), "tact", secs, p.messages);
 }

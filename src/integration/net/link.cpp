@@ -22,8 +22,9 @@ namespace {
 // client before it reads a byte of its traffic (ZAP, RFC 27).
 constexpr const char* zap_endpoint = "inproc://zeromq.zap.01";
 constexpr const char* monitor_endpoint = "inproc://tact-link-monitor";
-constexpr int handshake_failures =
-    ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+constexpr int handshake_failures = ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                                   ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                                   ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
 // Messages read from the ROUTER in a row before the link looks at its
 // other sockets again: a flood from one peer does not hold off the ZAP
 // handler.
@@ -76,14 +77,18 @@ struct secure_link::io {
   std::vector<bool> blocked;                            // its connection is full: polled for room
   std::vector<std::uint32_t> strikes;                   // malformed frames since its last cut-off
   std::vector<clock::time_point> banned_until;          // cut off: its key refused until then
-  std::vector<clock::time_point> connect_at;            // no dealer to it until then (min: none due)
-  std::vector<std::byte> packed;                        // a message being packed
+  std::vector<clock::time_point> connect_at;  // no dealer to it until then (min: none due)
+  std::vector<std::byte> packed;              // a message being packed
 
   const link_config& config() const noexcept { return link.config_; }
 
-  bool banned(std::size_t index, clock::time_point now) const noexcept { return banned_until[index] > now; }
+  bool banned(std::size_t index, clock::time_point now) const noexcept {
+    return banned_until[index] > now;
+  }
   // Frames wait, and no dealer is made, while a connection is due later.
-  bool held(std::size_t index, clock::time_point now) const noexcept { return connect_at[index] > now; }
+  bool held(std::size_t index, clock::time_point now) const noexcept {
+    return connect_at[index] > now;
+  }
 
   std::size_t index_of_key(std::string_view key) const noexcept {
     std::size_t i = 0;
@@ -268,10 +273,11 @@ struct secure_link::io {
     // Watched before it connects: no event is missed. A name of its own
     // per dealer: a closed dealer's watch may not have let go of its
     // name yet.
-    const std::string watch =
-        "inproc://tact-link-peer-" + std::to_string(index) + '.' + std::to_string(generation[index]++);
-    if (zmq_socket_monitor(d->handle(), watch.c_str(),
-                           ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED | handshake_failures) != 0)
+    const std::string watch = "inproc://tact-link-peer-" + std::to_string(index) + '.' +
+                              std::to_string(generation[index]++);
+    if (zmq_socket_monitor(
+            d->handle(), watch.c_str(),
+            ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED | handshake_failures) != 0)
       throw zmq::error_t{};
     watches[index] = std::make_unique<zmq::socket_t>(context, zmq::socket_type::pair);
     watches[index]->connect(watch);
@@ -376,9 +382,11 @@ struct secure_link::io {
       if (items[1].revents & ZMQ_POLLIN) answer_zap();
       if (items[2].revents & ZMQ_POLLIN) read_monitor();
       for (std::size_t i = fixed; i < rooms; ++i)
-        if ((items[i].revents & ZMQ_POLLIN) && watches[watched[i - fixed]]) read_watch(watched[i - fixed]);
+        if ((items[i].revents & ZMQ_POLLIN) && watches[watched[i - fixed]])
+          read_watch(watched[i - fixed]);
       if (items[0].revents & ZMQ_POLLIN) read_frames();
-      for (std::size_t i = rooms; i < items.size(); ++i) drain = drain || (items[i].revents & ZMQ_POLLOUT) != 0;
+      for (std::size_t i = rooms; i < items.size(); ++i)
+        drain = drain || (items[i].revents & ZMQ_POLLOUT) != 0;
       if (items[3].revents & ZMQ_POLLIN) {
         std::uint64_t ignored = 0;
         [[maybe_unused]] const auto read = ::read(link.wake_fd_, &ignored, sizeof ignored);
@@ -415,9 +423,11 @@ secure_link::secure_link(link_config config, receiver on_frame, watcher on_peer)
     r.set(zmq::sockopt::curve_secretkey, config_.keys.secret_key);
     r.set(zmq::sockopt::zap_domain, "tact");
   }
-  r.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(std::max(config_.max_frame, packed_bytes) + length_room));
+  r.set(zmq::sockopt::maxmsgsize,
+        static_cast<std::int64_t>(std::max(config_.max_frame, packed_bytes) + length_room));
   if (zmq_socket_monitor(r.handle(), monitor_endpoint, handshake_failures) != 0)
-    throw std::runtime_error{std::string{"tact: cannot monitor the link: "} + zmq_strerror(zmq_errno())};
+    throw std::runtime_error{std::string{"tact: cannot monitor the link: "} +
+                             zmq_strerror(zmq_errno())};
   io_->monitor.connect(monitor_endpoint);
   try {
     r.bind(config_.listen);

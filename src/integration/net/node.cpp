@@ -53,10 +53,10 @@ class node_core : public std::enable_shared_from_this<node_core> {
     for (std::size_t i = 0; i < types_.size(); ++i)
       for (std::size_t j = 0; j < i; ++j)
         if (types_[i].name == types_[j].name)
-          throw std::invalid_argument{"tact: a node's message types name \"" + types_[i].name + "\" twice"};
+          throw std::invalid_argument{"tact: a node's message types name \"" + types_[i].name +
+                                      "\" twice"};
     std::random_device random;
-    while (incarnation_ == 0)
-      incarnation_ = (std::uint64_t{random()} << 32) ^ random();
+    while (incarnation_ == 0) incarnation_ = (std::uint64_t{random()} << 32) ^ random();
     for (const peer& p : config_.peers) {
       auto state = std::make_unique<peer_state>();
       state->name = p.name;
@@ -78,7 +78,8 @@ class node_core : public std::enable_shared_from_this<node_core> {
                    .cut_off_for = config_.cut_off_for,
                    .insecure_plaintext = config_.insecure_plaintext};
     link_ = std::make_unique<secure_link>(
-        std::move(lc), [this](std::string_view peer, std::span<const std::byte> f) { return on_frame(peer, f); },
+        std::move(lc),
+        [this](std::string_view peer, std::span<const std::byte> f) { return on_frame(peer, f); },
         [this](std::string_view peer, peer_event e) { on_connection(peer, e); });
     for (const auto& p : peers_)
       if (p->sends) link_->send(p->name, greeting());
@@ -114,7 +115,8 @@ class node_core : public std::enable_shared_from_this<node_core> {
     std::lock_guard guard{names_lock_};
     auto [at, made] = published_.try_emplace(id, published{std::string{name}, {}});
     if (!made && at->second.name != name)
-      throw std::invalid_argument{"tact: the names \"" + at->second.name + "\" and \"" + std::string{name} +
+      throw std::invalid_argument{"tact: the names \"" + at->second.name + "\" and \"" +
+                                  std::string{name} +
                                   "\" cannot both be published (their ids collide)"};
     replaced = std::exchange(at->second.actor, std::move(actor));
   }
@@ -131,8 +133,7 @@ class node_core : public std::enable_shared_from_this<node_core> {
   std::size_t peer_index(std::string_view name) const {
     for (std::size_t i = 0; i < peers_.size(); ++i)
       if (peers_[i]->name == name) {
-        if (!peers_[i]->sends)
-          throw std::invalid_argument{no_address(name)};
+        if (!peers_[i]->sends) throw std::invalid_argument{no_address(name)};
         return i;
       }
     throw std::invalid_argument{"tact: \"" + std::string{name} + "\" is not on the allow-list"};
@@ -140,10 +141,10 @@ class node_core : public std::enable_shared_from_this<node_core> {
 
   tx::actor_ref proxy(std::size_t peer, std::uint64_t id, std::uint64_t epoch) {
     auto target = std::make_shared<const proxy_target>(weak_from_this(), peer, id, epoch);
-    return tx::spawn(system_,
-                     {[target](const tx::message& m) {
+    return tx::spawn(system_, {[target](const tx::message& m) {
                        const std::shared_ptr<node_core> core = target->core.lock();
-                       if (!core) throw std::runtime_error{"tact: the node of this remote actor has ended"};
+                       if (!core)
+                         throw std::runtime_error{"tact: the node of this remote actor has ended"};
                        core->forward(target->peer, target->id, target->epoch, m);
                      }},
                      tx::mode::serialized);
@@ -175,7 +176,7 @@ class node_core : public std::enable_shared_from_this<node_core> {
 
   struct peer_state {
     std::string name;
-    bool sends = false;  // has an address
+    bool sends = false;       // has an address
     mutable std::mutex lock;  // guards what follows
     // waiting: no connection made yet (frames wait here); up; lost: the
     // connection was lost and is not back (sends are dropped); closed: the
@@ -184,8 +185,8 @@ class node_core : public std::enable_shared_from_this<node_core> {
     // Bumped each time the peer is lost or found restarted: what was
     // exchanged with it before (references both ways) is void.
     std::uint64_t epoch = 1;
-    std::uint64_t incarnation = 0;  // theirs, 0 until their hello
-    bool greeted = false;           // their hello came: the tables below are set
+    std::uint64_t incarnation = 0;              // theirs, 0 until their hello
+    bool greeted = false;                       // their hello came: the tables below are set
     std::vector<std::uint32_t> ours_of_theirs;  // their type index -> ours, or not_carried
     std::vector<on_peer> sendable;              // per type of ours
     // Actors sent to the peer as customers, by the id it knows them by.
@@ -200,7 +201,8 @@ class node_core : public std::enable_shared_from_this<node_core> {
   // else a reference the peer sent in that epoch, void once it ends, and
   // released when the proxy goes.
   struct proxy_target {
-    proxy_target(std::weak_ptr<node_core> c, std::size_t p, std::uint64_t i, std::uint64_t e) noexcept
+    proxy_target(std::weak_ptr<node_core> c, std::size_t p, std::uint64_t i,
+                 std::uint64_t e) noexcept
         : core{std::move(c)}, peer{p}, id{i}, epoch{e} {}
     ~proxy_target() {
       if (epoch == 0) return;
@@ -232,15 +234,16 @@ class node_core : public std::enable_shared_from_this<node_core> {
                                   ": list its type in the node's message_types"};
     peer_state& p = *peers_[peer];
     // A customer from a peer we have no address for: no reply can reach it.
-    if (!p.sends)
-      throw std::invalid_argument{no_address(p.name)};
+    if (!p.sends) throw std::invalid_argument{no_address(p.name)};
     std::unique_lock guard{p.lock};
     if (p.greeted && p.sendable[type] != on_peer::received)
       throw std::invalid_argument{"tact: peer \"" + p.name + "\" " +
-                                  (p.sendable[type] == on_peer::unknown ? "does not carry \""
-                                                                        : "carries another shape of \"") +
+                                  (p.sendable[type] == on_peer::unknown
+                                       ? "does not carry \""
+                                       : "carries another shape of \"") +
                                   types_[type].name + "\": the message is not sent"};
-    if (p.state == peer_state::lost || p.state == peer_state::closed || (epoch != 0 && epoch != p.epoch)) {
+    if (p.state == peer_state::lost || p.state == peer_state::closed ||
+        (epoch != 0 && epoch != p.epoch)) {
       guard.unlock();
       undelivered_.fetch_add(1, std::memory_order_relaxed);
       if (customer != nullptr && *customer) tx::send(*customer, tx::node_down{p.name});
@@ -255,7 +258,8 @@ class node_core : public std::enable_shared_from_this<node_core> {
     try {
       std::vector<std::byte> frame = encode_frame(batch{{std::move(e)}});
       if (frame.size() > link_->max_frame())
-        throw std::length_error{"tact: a message of " + m.describe() + " takes " + std::to_string(frame.size()) +
+        throw std::length_error{"tact: a message of " + m.describe() + " takes " +
+                                std::to_string(frame.size()) +
                                 " bytes, more than a frame may carry"};
       if (p.state == peer_state::waiting) {
         if (frame.size() > config_.max_queued - std::min(p.unsent_bytes, config_.max_queued))
@@ -274,7 +278,8 @@ class node_core : public std::enable_shared_from_this<node_core> {
   }
 
   static std::string no_address(std::string_view peer) {
-    return "tact: peer \"" + std::string{peer} + "\" has no address on the allow-list: this node cannot send to it";
+    return "tact: peer \"" + std::string{peer} +
+           "\" has no address on the allow-list: this node cannot send to it";
   }
 
   static std::string full(const peer_state& p) {
@@ -328,7 +333,8 @@ class node_core : public std::enable_shared_from_this<node_core> {
     return std::exchange(p.exports, {});
   }
 
-  static void tell_down(const std::string& peer, std::unordered_map<std::uint64_t, tx::actor_ref>& orphans) {
+  static void tell_down(const std::string& peer,
+                        std::unordered_map<std::uint64_t, tx::actor_ref>& orphans) {
     for (auto& [id, actor] : orphans) tx::send(actor, tx::node_down{peer});
     orphans.clear();
   }
@@ -463,7 +469,9 @@ node::~node() { core_->stop(); }
 
 const std::string& node::endpoint() const noexcept { return core_->endpoint(); }
 
-void node::publish(std::string_view name, tx::actor_ref actor) { core_->publish(name, std::move(actor)); }
+void node::publish(std::string_view name, tx::actor_ref actor) {
+  core_->publish(name, std::move(actor));
+}
 
 void node::unpublish(std::string_view name) { core_->unpublish(name); }
 
@@ -473,7 +481,9 @@ tx::actor_ref node::remote(std::string_view peer, std::string_view name) {
   return core_->proxy(core_->peer_index(peer), detail::id_of_name(name), 0);
 }
 
-bool node::connected(std::string_view peer) const { return core_->connected(core_->peer_index(peer)); }
+bool node::connected(std::string_view peer) const {
+  return core_->connected(core_->peer_index(peer));
+}
 
 node_stats node::stats() const noexcept { return core_->stats(); }
 
