@@ -84,10 +84,13 @@ struct pair_config {
   std::string beta_at = free_endpoint();
 
   net::node_config alpha() const {
-    return {.listen = alpha_at, .keys = alpha_keys, .peers = {{"beta", beta_keys.public_key, beta_at}}};
+    return {
+        .listen = alpha_at, .keys = alpha_keys, .peers = {{"beta", beta_keys.public_key, beta_at}}};
   }
   net::node_config beta() const {
-    return {.listen = beta_at, .keys = beta_keys, .peers = {{"alpha", alpha_keys.public_key, alpha_at}}};
+    return {.listen = beta_at,
+            .keys = beta_keys,
+            .peers = {{"alpha", alpha_keys.public_key, alpha_at}}};
   }
 };
 
@@ -122,8 +125,8 @@ tx::behaviour holding(std::vector<tx::actor_ref> customers) {
 void wait_connected(const net::node& n, std::string_view peer) {
   const bool up = eventually([&] { return n.connected(peer); });
   const net::node_stats s = n.stats();
-  INFO("lost " << s.peers_lost << ", sent " << s.sent << ", received " << s.received << ", malformed "
-               << s.malformed << ", refused clients " << s.refused_clients);
+  INFO("lost " << s.peers_lost << ", sent " << s.sent << ", received " << s.received
+               << ", malformed " << s.malformed << ", refused clients " << s.refused_clients);
   REQUIRE(up);
 }
 
@@ -136,8 +139,7 @@ TEST_CASE("messages from each sender reach a published actor once each, in order
   static received got;
   for (auto& s : got.seqs) s.clear();
   got.total = 0;
-  const tx::actor_ref sink = tx::spawn(alpha_system,
-                                       {[](const numbered& n) {
+  const tx::actor_ref sink = tx::spawn(alpha_system, {[](const numbered& n) {
                                          got.seqs.at(n.sender).push_back(n.seq);
                                          got.total.fetch_add(1, std::memory_order_release);
                                        }},
@@ -154,7 +156,8 @@ TEST_CASE("messages from each sender reach a published actor once each, in order
     }};
     for (std::uint32_t i = 0; i < per_sender; ++i) tx::send(remote, numbered{0, i});
     other.join();
-    REQUIRE(eventually([&] { return got.total.load(std::memory_order_acquire) == 2 * per_sender; }));
+    REQUIRE(
+        eventually([&] { return got.total.load(std::memory_order_acquire) == 2 * per_sender; }));
     beta_system.await_quiescence();
     alpha_system.await_quiescence();
     CHECK(got.total.load() == 2 * per_sender);
@@ -201,7 +204,8 @@ TEST_CASE("a message of a type the peer does not carry is refused at send, namin
   tact::actor_system beta_system{two_workers()};
   net::node alpha{alpha_system, config.alpha(), carried{}};
   alpha.publish("kv", tx::spawn(alpha_system, store(0), tx::mode::serialized));
-  net::node beta{beta_system, config.beta(), net::message_types<numbered, get, put, value, extra>{}};
+  net::node beta{beta_system, config.beta(),
+                 net::message_types<numbered, get, put, value, extra>{}};
   wait_connected(beta, "alpha");
   const tx::actor_ref kv = beta.remote("alpha", "kv");
   const auto refused = tx::ask<value>(beta_system, kv, 60s, extra{"x"});
@@ -233,7 +237,8 @@ TEST_CASE("pending asks end at once with node_down when the asked node ends") {
   std::vector<std::thread> askers;
   std::vector<std::optional<tact::ask_error>> outcomes(3);
   for (auto& outcome : outcomes)
-    askers.emplace_back([&] { outcome = tx::ask<value>(beta_system, mute, 600s, get{"a"}).error(); });
+    askers.emplace_back(
+        [&] { outcome = tx::ask<value>(beta_system, mute, 600s, get{"a"}).error(); });
   REQUIRE(eventually([&] { return alpha->stats().received == outcomes.size(); }));
   alpha.reset();  // its connections close
   for (auto& t : askers) t.join();
@@ -314,4 +319,101 @@ TEST_CASE("asks pending on a stopped or killed peer process end with node_down")
   int status = 0;
   REQUIRE(::waitpid(child, &status, 0) == child);
   CHECK(beta.stats().peers_lost >= 2);
+}
+
+namespace {
+
+// An actor reference inside a message: the receiver gets a working proxy.
+struct subscribe {
+  std::string topic;
+  tx::actor_ref subscriber;
+};
+TACT_WIRE(subscribe, "test.subscribe", topic, subscriber);
+
+struct notice {
+  std::string topic;
+  std::uint32_t seq = 0;
+};
+TACT_WIRE(notice, "test.notice", topic, seq);
+
+using with_refs = net::message_types<numbered, get, put, value, subscribe, notice>;
+
+// Three nodes, each listing the other two with their addresses.
+struct trio_config {
+  static constexpr std::array<const char*, 3> names{"alpha", "beta", "gamma"};
+  std::array<net::key_pair, 3> keys{net::generate_key_pair(), net::generate_key_pair(),
+                                    net::generate_key_pair()};
+  std::array<std::string, 3> at{free_endpoint(), free_endpoint(), free_endpoint()};
+
+  net::node_config of(std::size_t i) const {
+    net::node_config c{.listen = at[i], .keys = keys[i], .peers = {}};
+    for (std::size_t j = 0; j < names.size(); ++j)
+      if (j != i) c.peers.push_back({names[j], keys[j].public_key, at[j]});
+    return c;
+  }
+};
+
+// Publishes to every subscriber it is sent: `count` notices each.
+tx::behaviour publisher(std::uint32_t count) {
+  return {[count](const subscribe& s) {
+    for (std::uint32_t i = 0; i < count; ++i) tx::send(s.subscriber, notice{s.topic, i});
+  }};
+}
+
+}  // namespace
+
+TEST_CASE("an actor reference inside a message arrives as a working proxy") {
+  const pair_config config;
+  tact::actor_system alpha_system{two_workers()};
+  tact::actor_system beta_system{two_workers()};
+  static std::atomic<std::uint32_t> in_order{0}, wrong{0};
+  in_order = 0;
+  wrong = 0;
+  net::node alpha{alpha_system, config.alpha(), with_refs{}};
+  alpha.publish("news", tx::spawn(alpha_system, publisher(1'000), tx::mode::serialized));
+  net::node beta{beta_system, config.beta(), with_refs{}};
+  const tx::actor_ref reader = tx::spawn(beta_system, {[](const notice& n) {
+                                           if (n.topic != "weather" || n.seq != in_order.load())
+                                             wrong.fetch_add(1);
+                                           in_order.fetch_add(1);
+                                         }},
+                                         tx::mode::serialized);
+  tx::send(beta.remote("alpha", "news"), subscribe{"weather", reader});
+  REQUIRE(eventually([] { return in_order.load() == 1'000; }));
+  CHECK(wrong.load() == 0);
+  // An empty reference crosses as one.
+  tx::send(beta.remote("alpha", "news"), subscribe{"nobody", {}});
+  alpha_system.await_quiescence();
+  CHECK(alpha.stats().malformed == 0);
+}
+
+// gamma's actor, known to beta by name, is passed by beta to alpha, which
+// asks it: the reference works from a node that never knew gamma's name,
+// through beta.
+TEST_CASE("a reference passed on to a third node reaches its actor") {
+  const trio_config config;
+  std::array<std::unique_ptr<tact::actor_system>, 3> systems;
+  for (auto& s : systems) s = std::make_unique<tact::actor_system>(two_workers());
+  std::array<std::unique_ptr<net::node>, 3> nodes;
+  for (std::size_t i = 0; i < 3; ++i)
+    nodes[i] = std::make_unique<net::node>(*systems[i], config.of(i), with_refs{});
+  tact::actor_system& alpha_system = *systems[0];
+  nodes[2]->publish("kv", tx::spawn(*systems[2], store(42), tx::mode::serialized));
+  // alpha's actor asks whatever store it is introduced to, and reports the
+  // answer to `report` (main's ask customer).
+  static std::atomic<std::int64_t> answer{0};
+  answer = 0;
+  const tx::actor_ref answers =
+      tx::spawn(alpha_system, {[](const value& v) { answer.store(v.v); }}, tx::mode::serialized);
+  const tx::actor_ref asker =
+      tx::spawn(alpha_system,
+                {[answers](const subscribe& s) { tx::send(s.subscriber, answers, get{s.topic}); }});
+  nodes[0]->publish("asker", asker);
+  // beta introduces gamma's store to alpha's asker.
+  tx::send(nodes[1]->remote("alpha", "asker"), subscribe{"a", nodes[1]->remote("gamma", "kv")});
+  REQUIRE(eventually([] { return answer.load() == 42; }));
+  // Messages went alpha -> beta -> gamma and back.
+  CHECK(nodes[1]->stats().received >= 2);
+  CHECK(nodes[2]->stats().received == 1);
+  for (auto& n : nodes) CHECK(n->stats().malformed == 0);
 }

@@ -67,9 +67,10 @@ struct node_config {
 
 // What a node has carried and refused; a snapshot.
 struct node_stats {
-  std::uint64_t sent = 0;        // messages handed to a peer's link
-  std::uint64_t received = 0;    // messages delivered to a local actor
-  std::uint64_t undelivered = 0; // sent while their peer was lost, or queued when it was: dropped, customers told
+  std::uint64_t sent = 0;      // messages handed to a peer's link
+  std::uint64_t received = 0;  // messages delivered to a local actor
+  std::uint64_t undelivered =
+      0;  // sent while their peer was lost, or queued when it was: dropped, customers told
   std::uint64_t unknown_targets = 0;  // arrived for a name or reference not (or no more) here
   std::uint64_t unknown_types = 0;    // arrived in a type this node does not carry as sent
   std::uint64_t malformed = 0;        // frames or messages that did not decode: dropped
@@ -86,9 +87,12 @@ class node_core;
 struct carried_type {
   std::string name;
   std::uint64_t fingerprint = 0;
-  // Appends m's T to `out` and sets `customer` if m is T or (actor_ref, T);
-  // false, untouched, if it is neither.
-  bool (*encode)(const tx::message& m, std::vector<std::byte>& out, const tx::actor_ref*& customer);
+  // Whether m is T or (actor_ref, T).
+  bool (*carries)(const tx::message& m);
+  // Appends the T of m, which carries() it, to `out`; returns its
+  // customer, or nullptr. Actor references inside T are exported through
+  // the reference context in place.
+  const tx::actor_ref* (*encode)(const tx::message& m, std::vector<std::byte>& out);
   // Decodes a T from `payload` and sends it to `target`, after `customer`
   // if that is not empty.
   wire_error (*deliver)(std::span<const std::byte> payload, const tx::actor_ref& target,
@@ -97,29 +101,30 @@ struct carried_type {
 
 template <wire_record T>
 carried_type carried() {
-  return {std::string{wire_name<T>()}, wire_fingerprint<T>(),
-          [](const tx::message& m, std::vector<std::byte>& out, const tx::actor_ref*& customer) {
-            if (const auto* plain = m.as<T>()) {
-              encode(std::get<0>(*plain), out);
-              return true;
-            }
-            if (const auto* asked = m.as<tx::actor_ref, T>()) {
-              encode(std::get<1>(*asked), out);
-              customer = &std::get<0>(*asked);
-              return true;
-            }
-            return false;
-          },
-          [](std::span<const std::byte> payload, const tx::actor_ref& target, tx::actor_ref customer) {
-            T value;
-            const wire_error e = decode(payload, value);
-            if (e != wire_error::none) return e;
-            if (customer)
-              tx::send(target, std::move(customer), std::move(value));
-            else
-              tx::send(target, std::move(value));
-            return wire_error::none;
-          }};
+  return {
+      std::string{wire_name<T>()}, wire_fingerprint<T>(),
+      [](const tx::message& m) {
+        return m.as<T>() != nullptr || m.as<tx::actor_ref, T>() != nullptr;
+      },
+      [](const tx::message& m, std::vector<std::byte>& out) -> const tx::actor_ref* {
+        if (const auto* plain = m.as<T>()) {
+          encode(std::get<0>(*plain), out);
+          return nullptr;
+        }
+        const auto* asked = m.as<tx::actor_ref, T>();
+        encode(std::get<1>(*asked), out);
+        return &std::get<0>(*asked);
+      },
+      [](std::span<const std::byte> payload, const tx::actor_ref& target, tx::actor_ref customer) {
+        T value;
+        const wire_error e = decode(payload, value);
+        if (e != wire_error::none) return e;
+        if (customer)
+          tx::send(target, std::move(customer), std::move(value));
+        else
+          tx::send(target, std::move(value));
+        return wire_error::none;
+      }};
 }
 
 }  // namespace detail
@@ -153,7 +158,8 @@ class TACT_API node {
   // listen, std::invalid_argument if two of Ts have one name.
   template <wire_record... Ts>
   node(actor_system& system, node_config config, message_types<Ts...>)
-      : node{system, std::move(config), std::vector<detail::carried_type>{detail::carried<Ts>()...}} {}
+      : node{system, std::move(config),
+             std::vector<detail::carried_type>{detail::carried<Ts>()...}} {}
   ~node();
   node(const node&) = delete;
   node& operator=(const node&) = delete;

@@ -196,6 +196,47 @@ class node_core : public std::enable_shared_from_this<node_core> {
     std::size_t unsent_bytes = 0;
   };
 
+  // Exports the actors a message being sent to `p` refers to, under p.lock.
+  class exporter final : public reference_context {
+   public:
+    explicit exporter(peer_state& p) noexcept : p_{p} {}
+    std::uint64_t export_ref(const tx::actor_ref& actor) override {
+      const std::uint64_t id = p_.next_export++;
+      made_.push_back(id);  // first: if the table cannot take it, undo() finds nothing to erase
+      p_.exports.emplace(id, actor);
+      return id;
+    }
+    tx::actor_ref import_ref(std::uint64_t) override { return {}; }
+    // The message is not sent: the peer never hears of these ids.
+    void undo() noexcept {
+      for (std::uint64_t id : made_) p_.exports.erase(id);
+    }
+
+   private:
+    peer_state& p_;
+    std::vector<std::uint64_t> made_;
+  };
+
+  // Makes proxies for the actors a message from peer `index` refers to.
+  class importer final : public reference_context {
+   public:
+    importer(node_core& core, std::size_t index, std::uint64_t epoch) noexcept
+        : core_{core}, index_{index}, epoch_{epoch} {}
+    std::uint64_t export_ref(const tx::actor_ref&) override {
+      throw std::logic_error{"tact: a node exports references only as it sends"};
+    }
+    // Ids the peer gave are below named_bit (which marks our own names).
+    tx::actor_ref import_ref(std::uint64_t id) override {
+      if ((id & named_bit) != 0) return {};
+      return core_.proxy(index_, id, epoch_);
+    }
+
+   private:
+    node_core& core_;
+    std::size_t index_;
+    std::uint64_t epoch_;
+  };
+
   // What a proxy forwards to: an actor of `peer`, by the id the peer gave
   // it. epoch 0: a published name, reached on whatever connection is up;
   // else a reference the peer sent in that epoch, void once it ends, and
@@ -225,10 +266,8 @@ class node_core : public std::enable_shared_from_this<node_core> {
   // cannot be carried; a send on a lost connection is dropped, and its
   // customer told node_down (staged in the proxy's handler).
   void forward(std::size_t peer, std::uint64_t id, std::uint64_t epoch, const tx::message& m) {
-    std::vector<std::byte> payload;
-    const tx::actor_ref* customer = nullptr;
     std::uint32_t type = 0;
-    while (type < types_.size() && !types_[type].encode(m, payload, customer)) ++type;
+    while (type < types_.size() && !types_[type].carries(m)) ++type;
     if (type == types_.size())
       throw std::invalid_argument{"tact: a node cannot carry a message of " + m.describe() +
                                   ": list its type in the node's message_types"};
@@ -246,16 +285,21 @@ class node_core : public std::enable_shared_from_this<node_core> {
         (epoch != 0 && epoch != p.epoch)) {
       guard.unlock();
       undelivered_.fetch_add(1, std::memory_order_relaxed);
-      if (customer != nullptr && *customer) tx::send(*customer, tx::node_down{p.name});
+      if (const tx::actor_ref* customer = m.customer(); customer != nullptr && *customer)
+        tx::send(*customer, tx::node_down{p.name});
       return;
     }
-    envelope e{.target = id, .type = type, .sender = 0, .payload = std::move(payload)};
-    if (customer != nullptr && *customer) {
-      e.sender = p.next_export++;
-      p.exports.emplace(e.sender, *customer);
-    }
-    const std::uint64_t exported = e.sender;
+    // Every actor the message refers to, its customer and the references
+    // inside it, becomes reachable by the peer under an id of its own.
+    exporter exports{p};
     try {
+      envelope e{.target = id, .type = type, .sender = 0, .payload = {}};
+      const tx::actor_ref* customer = nullptr;
+      {
+        const reference_scope scope{exports};
+        customer = types_[type].encode(m, e.payload);
+      }
+      if (customer != nullptr && *customer) e.sender = exports.export_ref(*customer);
       std::vector<std::byte> frame = encode_frame(batch{{std::move(e)}});
       if (frame.size() > link_->max_frame())
         throw std::length_error{"tact: a message of " + m.describe() + " takes " +
@@ -270,8 +314,8 @@ class node_core : public std::enable_shared_from_this<node_core> {
         throw std::runtime_error{full(p)};
       }
     } catch (...) {
-      // Nothing left: the peer will not hear of the customer.
-      if (exported != 0) p.exports.erase(exported);
+      // Nothing left: the peer will not hear of those actors.
+      exports.undo();
       throw;
     }
     sent_.fetch_add(1, std::memory_order_relaxed);
@@ -409,14 +453,16 @@ class node_core : public std::enable_shared_from_this<node_core> {
       unknown_targets_.fetch_add(1, std::memory_order_relaxed);
       return true;
     }
+    importer imports{*this, index, epoch};
     tx::actor_ref customer;
     if (e.sender != 0) {
-      if ((e.sender & named_bit) != 0) {
+      customer = imports.import_ref(e.sender);
+      if (!customer) {
         malformed_.fetch_add(1, std::memory_order_relaxed);
         return false;
       }
-      customer = proxy(index, e.sender, epoch);
     }
+    const reference_scope scope{imports};
     if (types_[type].deliver(e.payload, target, std::move(customer)) != wire_error::none) {
       malformed_.fetch_add(1, std::memory_order_relaxed);
       return false;

@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include <tact/net/detail/wire_io.hpp>
+#include <tact/tx/actor_ref.hpp>
 
 namespace tact::net::detail {
 
@@ -37,14 +39,16 @@ constexpr record_info<T, M...> make_record(std::string_view name, M T::*... memb
 
 template <class T>
 concept declared_record = requires(const T* p) {
-  { tact_wire_record(p) };
+  {tact_wire_record(p)};
 };
 
 template <class T>
 struct codec;  // undefined: not a wire type
 
 template <class T>
-concept has_codec = requires { codec<T>::least; };
+concept has_codec = requires {
+  codec<T>::least;
+};
 
 // The shape of a record nested in itself (a tree of nodes): only its name
 // the second time, so that a shape is finite. The records whose shape is
@@ -75,8 +79,7 @@ struct codec<T> {
 // then a varint, so that small magnitudes of either sign take one byte.
 // A decoded value outside T's range is bad_value, never truncated.
 template <class T>
-requires(std::integral<T> && !std::same_as<T, bool>)
-struct codec<T> {
+requires(std::integral<T> && !std::same_as<T, bool>) struct codec<T> {
   static constexpr std::size_t least = 1;
   static void shape(std::string& s) {
     s += std::is_signed_v<T> ? 'i' : 'u';
@@ -118,7 +121,9 @@ struct codec<T> {
     base::shape(s);
     s += ')';
   }
-  static void encode(wire_writer& w, T v) { base::encode(w, static_cast<std::underlying_type_t<T>>(v)); }
+  static void encode(wire_writer& w, T v) {
+    base::encode(w, static_cast<std::underlying_type_t<T>>(v));
+  }
   static bool decode(wire_reader& r, T& v) {
     std::underlying_type_t<T> u{};
     if (!base::decode(r, u)) return false;
@@ -130,9 +135,9 @@ struct codec<T> {
 // IEEE 754 bits, little-endian: every value, NaN payloads and -0 included,
 // comes back bit for bit.
 template <class T>
-requires(std::same_as<T, float> || std::same_as<T, double>)
-struct codec<T> {
-  static_assert(std::numeric_limits<T>::is_iec559, "tact: the wire format needs IEEE 754 floating point");
+requires(std::same_as<T, float> || std::same_as<T, double>) struct codec<T> {
+  static_assert(std::numeric_limits<T>::is_iec559,
+                "tact: the wire format needs IEEE 754 floating point");
   using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
   static constexpr std::size_t least = sizeof(T);
   static void shape(std::string& s) { s += sizeof(T) == 4 ? "f32" : "f64"; }
@@ -149,8 +154,7 @@ struct codec<T> {
 
 // A length, then the bytes. std::string carries bytes, not checked text.
 template <class T>
-requires(std::same_as<T, std::string> || std::same_as<T, std::vector<std::byte>>)
-struct codec<T> {
+requires(std::same_as<T, std::string> || std::same_as<T, std::vector<std::byte>>) struct codec<T> {
   static constexpr std::size_t least = 1;
   static void shape(std::string& s) { s += std::same_as<T, std::string> ? 's' : 'y'; }
   static void encode(wire_writer& w, const T& v) {
@@ -184,8 +188,7 @@ bool decode_elements(wire_reader& r, std::uint64_t n, Add&& add) {
 }
 
 template <class E>
-requires(!std::same_as<E, std::byte>)
-struct codec<std::vector<E>> {
+requires(!std::same_as<E, std::byte>) struct codec<std::vector<E>> {
   static constexpr std::size_t least = 1;
   static void shape(std::string& s) {
     s += "v<";
@@ -304,6 +307,74 @@ struct codec<std::optional<E>> {
     codec<E>::decode(r, o.emplace());
     r.leave();
     return r.ok();
+  }
+};
+
+// ---- actor references ----
+
+// What an actor reference becomes on the wire, and back: only a node
+// knows, since a reference crosses as an id that the receiving node turns
+// into a proxy for it (docs/remote.md). A node puts its context in place
+// (reference_scope) while it encodes or decodes a message for one peer.
+class reference_context {
+ public:
+  // The id the peer will know `actor` by, 1 or more.
+  virtual std::uint64_t export_ref(const tx::actor_ref& actor) = 0;
+  // A proxy for the actor the peer exported as `id`; empty if there is
+  // none (the input is then refused).
+  virtual tx::actor_ref import_ref(std::uint64_t id) = 0;
+
+ protected:
+  ~reference_context() = default;
+};
+
+inline reference_context*& current_references() noexcept {
+  thread_local reference_context* context = nullptr;
+  return context;
+}
+
+// `context` is this thread's while the scope lasts.
+class reference_scope {
+ public:
+  explicit reference_scope(reference_context& context) noexcept
+      : outer_{std::exchange(current_references(), &context)} {}
+  ~reference_scope() { current_references() = outer_; }
+  reference_scope(const reference_scope&) = delete;
+  reference_scope& operator=(const reference_scope&) = delete;
+
+ private:
+  reference_context* outer_;
+};
+
+// A varint: 0 for an empty reference, else the id the sending node gave
+// the actor for the receiving one. Outside a node's scope a non-empty
+// reference cannot be encoded (std::invalid_argument) and no reference
+// decodes (bad_value). A decoded reference is charged as a small
+// allocation: it makes a proxy.
+template <>
+struct codec<tx::actor_ref> {
+  static constexpr std::size_t least = 1;
+  static constexpr std::size_t proxy_cost = 256;
+  static void shape(std::string& s) { s += 'r'; }
+  static void encode(wire_writer& w, const tx::actor_ref& r) {
+    if (!r) return w.varint(0);
+    reference_context* context = current_references();
+    if (context == nullptr)
+      throw std::invalid_argument{
+          "tact: an actor reference crosses the wire only in a node's message"};
+    w.varint(context->export_ref(r));
+  }
+  static bool decode(wire_reader& r, tx::actor_ref& v) {
+    std::uint64_t id = 0;
+    if (!r.varint(id)) return false;
+    if (id == 0) {
+      v.reset();
+      return true;
+    }
+    reference_context* context = current_references();
+    if (context == nullptr || !r.allocate(1, proxy_cost)) return r.fail(wire_error::bad_value);
+    v = context->import_ref(id);
+    return v || r.fail(wire_error::bad_value);
   }
 };
 
