@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -416,4 +417,98 @@ TEST_CASE("a reference passed on to a third node reaches its actor") {
   CHECK(nodes[1]->stats().received >= 2);
   CHECK(nodes[2]->stats().received == 1);
   for (auto& n : nodes) CHECK(n->stats().malformed == 0);
+}
+
+namespace {
+
+// What a watcher was told, in order, as text.
+struct told {
+  std::mutex lock;
+  std::vector<std::string> lines;
+  std::size_t size() {
+    std::lock_guard guard{lock};
+    return lines.size();
+  }
+  std::vector<std::string> seen() {
+    std::lock_guard guard{lock};
+    return lines;
+  }
+  void add(std::string line) {
+    std::lock_guard guard{lock};
+    lines.push_back(std::move(line));
+  }
+};
+
+tx::actor_ref watcher_of(tact::actor_system& system, told& t) {
+  return tx::spawn(
+      system, {[&t](const tx::node_down& d) { t.add("node_down " + d.node); },
+               [&t](const tx::actor_down& d) {
+                 t.add("actor_down " + d.node + " " + d.name + (d.node_lost ? " lost" : " gone"));
+               }});
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a monitor of a published actor is told once when its name goes, and not after demonitor") {
+  const pair_config config;
+  told kv_told, old_told, spare_told, nobody_told;  // outlive the watchers
+  tact::actor_system alpha_system{two_workers()};
+  tact::actor_system beta_system{two_workers()};
+  net::node alpha{alpha_system, config.alpha(), carried{}};
+  alpha.publish("kv", tx::spawn(alpha_system, store(1), tx::mode::serialized));
+  alpha.publish("old", tx::spawn(alpha_system, store(2), tx::mode::serialized));
+  alpha.publish("spare", tx::spawn(alpha_system, store(3), tx::mode::serialized));
+  net::node beta{beta_system, config.beta(), carried{}};
+  beta.monitor("alpha", "kv", watcher_of(beta_system, kv_told));
+  beta.monitor("alpha", "old", watcher_of(beta_system, old_told));
+  const auto spare = beta.monitor("alpha", "spare", watcher_of(beta_system, spare_told));
+  beta.monitor("alpha", "nobody", watcher_of(beta_system, nobody_told));
+  // Not published there when the monitor arrives: told at once.
+  REQUIRE(eventually([&] { return nobody_told.size() == 1; }));
+  CHECK(nobody_told.seen()[0] == "actor_down alpha nobody gone");
+  // The watches have arrived once an ask sent after them is answered.
+  REQUIRE(tx::ask<value>(beta_system, beta.remote("alpha", "kv"), 60s, get{"a"}).has_value());
+  beta.demonitor(spare);
+  alpha.unpublish("spare");
+  alpha.publish("old", tx::spawn(alpha_system, store(4), tx::mode::serialized));  // another actor
+  alpha.unpublish("kv");
+  REQUIRE(eventually([&] { return kv_told.size() == 1; }));
+  CHECK(kv_told.seen()[0] == "actor_down alpha kv gone");
+  REQUIRE(eventually([&] { return old_told.size() == 1; }));
+  CHECK(old_told.seen()[0] == "actor_down alpha old gone");
+  // Down frames come in order: spare's, if any, came before kv's.
+  beta_system.await_quiescence();
+  CHECK(spare_told.size() == 0);
+  // Told once: a name published and unpublished again tells nobody.
+  alpha.publish("kv", tx::spawn(alpha_system, store(5), tx::mode::serialized));
+  alpha.unpublish("kv");
+  REQUIRE(tx::ask<value>(beta_system, beta.remote("alpha", "old"), 60s, get{"a"}).has_value());
+  beta_system.await_quiescence();
+  CHECK(kv_told.size() == 1);
+}
+
+TEST_CASE("monitors of a node and of its actors are told when the node goes") {
+  const pair_config config;
+  told node_told, kv_told, forgotten_told, late_told;  // outlive the watchers
+  tact::actor_system alpha_system{two_workers()};
+  tact::actor_system beta_system{two_workers()};
+  auto alpha = std::make_unique<net::node>(alpha_system, config.alpha(), carried{});
+  alpha->publish("kv", tx::spawn(alpha_system, store(1), tx::mode::serialized));
+  net::node beta{beta_system, config.beta(), carried{}};
+  beta.monitor("alpha", watcher_of(beta_system, node_told));
+  beta.monitor("alpha", "kv", watcher_of(beta_system, kv_told));
+  beta.demonitor(beta.monitor("alpha", watcher_of(beta_system, forgotten_told)));
+  REQUIRE(tx::ask<value>(beta_system, beta.remote("alpha", "kv"), 60s, get{"a"}).has_value());
+  alpha.reset();
+  REQUIRE(eventually([&] { return node_told.size() == 1 && kv_told.size() == 1; }));
+  CHECK(node_told.seen()[0] == "node_down alpha");
+  CHECK(kv_told.seen()[0] == "actor_down alpha kv lost");
+  // A monitor of a node lost now is told at once.
+  beta.monitor("alpha", watcher_of(beta_system, late_told));
+  REQUIRE(eventually([&] { return late_told.size() == 1; }));
+  beta_system.await_quiescence();
+  CHECK(forgotten_told.size() == 0);
+  CHECK(node_told.size() == 1);
+  CHECK_THROWS_AS(beta.monitor("gamma", watcher_of(beta_system, late_told)), std::invalid_argument);
 }

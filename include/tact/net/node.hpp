@@ -181,6 +181,28 @@ class TACT_API node {
   // allow-list with an address.
   tx::actor_ref remote(std::string_view peer, std::string_view name);
 
+  // Monitors (docs/remote.md, "Monitors"). Each is told once, then
+  // forgotten; demonitor forgets it before.
+  using monitor_id = std::uint64_t;
+
+  // `watcher` is sent tx::node_down{peer} the next time the connection to
+  // `peer` is lost, or the peer is found restarted: at once if it is lost
+  // now. std::invalid_argument if `peer` is not on the allow-list with an
+  // address (this node sees connections it makes).
+  monitor_id monitor(std::string_view peer, tx::actor_ref watcher);
+
+  // `watcher` is sent tx::actor_down{peer, name, node_lost} when the actor
+  // `peer` published as `name` cannot be reached under it any more: the
+  // name is unpublished there, or published again for another actor, or
+  // was not published when the monitor reached the peer (node_lost false);
+  // or the connection is lost (node_lost true). std::invalid_argument as
+  // above, or for a name that cannot be published; std::runtime_error if
+  // the queue to the peer is full.
+  monitor_id monitor(std::string_view peer, std::string_view name, tx::actor_ref watcher);
+
+  // Forgets a monitor not yet told; nothing if it was.
+  void demonitor(monitor_id id);
+
   // Whether the connection to `peer` is up and its hello has come, so that
   // a message of a type it does not carry is refused at send (for tests
   // and start-up: sends need not wait for it).

@@ -20,4 +20,14 @@ struct node_down {
   std::string node;  // the peer's name on the allow-list
 };
 
+// What a monitor of an actor another node published is told when the
+// actor cannot be reached under its name any more (docs/remote.md,
+// "Monitors"): the name was unpublished (or was not published when the
+// monitor reached that node), or the connection to the node was lost.
+struct actor_down {
+  std::string node;        // the peer's name on the allow-list
+  std::string name;        // the name the actor was published under
+  bool node_lost = false;  // the connection was lost, or the node restarted
+};
+
 }  // namespace tact::tx

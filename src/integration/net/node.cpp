@@ -95,6 +95,7 @@ class node_core : public std::enable_shared_from_this<node_core> {
         std::lock_guard guard{p->lock};
         p->state = peer_state::closed;
         held.swap(p->exports);
+        p->monitors.clear();
       }
     }
     std::unordered_map<std::uint64_t, published> names;
@@ -112,22 +113,69 @@ class node_core : public std::enable_shared_from_this<node_core> {
                                   "\" is not a name to publish (letters, digits, '.', '-', '_')"};
     const std::uint64_t id = id_of_name(name);
     tx::actor_ref replaced;
-    std::lock_guard guard{names_lock_};
-    auto [at, made] = published_.try_emplace(id, published{std::string{name}, {}});
-    if (!made && at->second.name != name)
-      throw std::invalid_argument{"tact: the names \"" + at->second.name + "\" and \"" +
-                                  std::string{name} +
-                                  "\" cannot both be published (their ids collide)"};
-    replaced = std::exchange(at->second.actor, std::move(actor));
+    std::vector<watcher> told;
+    {
+      std::lock_guard guard{names_lock_};
+      auto [at, made] = published_.try_emplace(id, published{std::string{name}, {}});
+      if (!made && at->second.name != name)
+        throw std::invalid_argument{"tact: the names \"" + at->second.name + "\" and \"" +
+                                    std::string{name} +
+                                    "\" cannot both be published (their ids collide)"};
+      replaced = std::exchange(at->second.actor, std::move(actor));
+      // The actor monitored under this name is not the one published now.
+      if (!made) told = take_watchers(id);
+    }
+    tell_watchers(told);
   }
 
   void unpublish(std::string_view name) {
     tx::actor_ref dropped;
-    std::lock_guard guard{names_lock_};
-    const auto at = published_.find(id_of_name(name));
-    if (at == published_.end() || at->second.name != name) return;
-    dropped = std::move(at->second.actor);
-    published_.erase(at);
+    std::vector<watcher> told;
+    {
+      std::lock_guard guard{names_lock_};
+      const auto at = published_.find(id_of_name(name));
+      if (at == published_.end() || at->second.name != name) return;
+      dropped = std::move(at->second.actor);
+      published_.erase(at);
+      told = take_watchers(id_of_name(name));
+    }
+    tell_watchers(told);
+  }
+
+  // A monitor of a peer (`name` empty: told node_down when the peer is
+  // lost) or of an actor it published under `name` (told actor_down).
+  std::uint64_t monitor(std::size_t index, std::string_view name, tx::actor_ref watcher) {
+    if (!name.empty() && !valid_name(name))
+      throw std::invalid_argument{"tact: \"" + std::string{name} + "\" is not a published name"};
+    peer_state& p = *peers_[index];
+    const std::uint64_t tag = next_tag_.fetch_add(1, std::memory_order_relaxed);
+    monitor_entry entry{std::move(watcher), std::string{name}};
+    {
+      std::lock_guard guard{p.lock};
+      if (p.state == peer_state::waiting || p.state == peer_state::up) {
+        if (!name.empty() && !queue_frame(p, encode_frame(watch{tag, id_of_name(name)})))
+          throw std::runtime_error{full(p)};
+        p.monitors.emplace(tag, std::move(entry));
+        return tag;
+      }
+    }
+    // Lost now: told at once.
+    tell_monitor(p.name, entry, true);
+    return tag;
+  }
+
+  void demonitor(std::uint64_t tag) {
+    for (const auto& q : peers_) {
+      peer_state& p = *q;
+      std::lock_guard guard{p.lock};
+      const auto at = p.monitors.find(tag);
+      if (at == p.monitors.end()) continue;
+      if (!at->second.name.empty() && p.state != peer_state::lost && p.state != peer_state::closed)
+        static_cast<void>(
+            queue_frame(p, encode_frame(unwatch{tag})));  // full: told down later, ignored
+      p.monitors.erase(at);
+      return;
+    }
   }
 
   std::size_t peer_index(std::string_view name) const {
@@ -174,6 +222,11 @@ class node_core : public std::enable_shared_from_this<node_core> {
     tx::actor_ref actor;
   };
 
+  struct monitor_entry {
+    tx::actor_ref watcher;
+    std::string name;  // empty: a monitor of the node
+  };
+
   struct peer_state {
     std::string name;
     bool sends = false;       // has an address
@@ -187,6 +240,7 @@ class node_core : public std::enable_shared_from_this<node_core> {
     std::uint64_t epoch = 1;
     std::uint64_t incarnation = 0;              // theirs, 0 until their hello
     bool greeted = false;                       // their hello came: the tables below are set
+    bool greeted_in_epoch = false;              // ... in this epoch
     std::vector<std::uint32_t> ours_of_theirs;  // their type index -> ours, or not_carried
     std::vector<on_peer> sendable;              // per type of ours
     // Actors sent to the peer as customers, by the id it knows them by.
@@ -194,6 +248,22 @@ class node_core : public std::enable_shared_from_this<node_core> {
     std::uint64_t next_export = 1;
     std::deque<std::vector<std::byte>> unsent;  // while waiting
     std::size_t unsent_bytes = 0;
+    // This node's monitors of the peer and its names, by tag.
+    std::unordered_map<std::uint64_t, monitor_entry> monitors;
+  };
+
+  // What the peer and its actors had of this node when an epoch ended.
+  struct ended_epoch {
+    bool ended = false;
+    std::unordered_map<std::uint64_t, tx::actor_ref> exports;
+    std::unordered_map<std::uint64_t, monitor_entry> monitors;
+  };
+
+  // A peer's monitor of a name this node published: told `down` once.
+  struct watcher {
+    std::size_t peer;
+    std::uint64_t tag;
+    std::uint64_t epoch;  // the peer's, when it asked: void once that ends
   };
 
   // Exports the actors a message being sent to `p` refers to, under p.lock.
@@ -305,20 +375,25 @@ class node_core : public std::enable_shared_from_this<node_core> {
         throw std::length_error{"tact: a message of " + m.describe() + " takes " +
                                 std::to_string(frame.size()) +
                                 " bytes, more than a frame may carry"};
-      if (p.state == peer_state::waiting) {
-        if (frame.size() > config_.max_queued - std::min(p.unsent_bytes, config_.max_queued))
-          throw std::runtime_error{full(p)};
-        p.unsent_bytes += frame.size();
-        p.unsent.push_back(std::move(frame));
-      } else if (link_->send(p.name, std::move(frame)) == send_result::overflow) {
-        throw std::runtime_error{full(p)};
-      }
+      if (!queue_frame(p, std::move(frame))) throw std::runtime_error{full(p)};
     } catch (...) {
       // Nothing left: the peer will not hear of those actors.
       exports.undo();
       throw;
     }
     sent_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // Under p.lock, p waiting or up: `frame` leaves for the peer in order,
+  // or waits for its first connection. False if the queue is full.
+  bool queue_frame(peer_state& p, std::vector<std::byte> frame) {
+    if (p.state != peer_state::waiting)
+      return link_->send(p.name, std::move(frame)) != send_result::overflow;
+    if (frame.size() > config_.max_queued - std::min(p.unsent_bytes, config_.max_queued))
+      return false;
+    p.unsent_bytes += frame.size();
+    p.unsent.push_back(std::move(frame));
+    return true;
   }
 
   static std::string no_address(std::string_view peer) {
@@ -345,14 +420,15 @@ class node_core : public std::enable_shared_from_this<node_core> {
 
   // On the link's thread, as the rest below.
   void on_connection(std::string_view name, peer_event event) {
-    peer_state& p = *peers_[find(name)];
-    std::unordered_map<std::uint64_t, tx::actor_ref> orphans;
+    const std::size_t index = find(name);
+    peer_state& p = *peers_[index];
+    ended_epoch ended;
     {
       std::lock_guard guard{p.lock};
       if (p.state == peer_state::closed) return;
       if (event == peer_event::lost) {
         p.state = peer_state::lost;
-        orphans = end_epoch(p);
+        ended = end_epoch(p);
       } else {
         // A connection made again: greet anew (the peer may be a new
         // process); then what waited for the first one leaves.
@@ -366,21 +442,59 @@ class node_core : public std::enable_shared_from_this<node_core> {
         p.unsent_bytes = 0;
       }
     }
-    tell_down(p.name, orphans);
+    tell_ended(index, ended);
   }
 
   // Under p.lock: what was exchanged with the peer is void. Returns the
-  // actors it held for it, to be told (outside the lock).
-  std::unordered_map<std::uint64_t, tx::actor_ref> end_epoch(peer_state& p) {
+  // actors it held for it and this node's monitors of it, to be told
+  // (outside the lock, by tell_ended).
+  ended_epoch end_epoch(peer_state& p) {
     ++p.epoch;
+    p.greeted_in_epoch = false;
     peers_lost_.fetch_add(1, std::memory_order_relaxed);
-    return std::exchange(p.exports, {});
+    return {true, std::exchange(p.exports, {}), std::exchange(p.monitors, {})};
   }
 
-  static void tell_down(const std::string& peer,
-                        std::unordered_map<std::uint64_t, tx::actor_ref>& orphans) {
-    for (auto& [id, actor] : orphans) tx::send(actor, tx::node_down{peer});
-    orphans.clear();
+  // Outside every lock: tells each actor the peer held, and each monitor
+  // of it, that it is lost; forgets the peer's monitors of our names.
+  void tell_ended(std::size_t index, ended_epoch& ended) {
+    if (!ended.ended) return;
+    const std::string& peer = peers_[index]->name;
+    for (auto& [id, actor] : ended.exports) tx::send(actor, tx::node_down{peer});
+    for (auto& [tag, entry] : ended.monitors) tell_monitor(peer, entry, true);
+    ended = {};
+    std::lock_guard guard{names_lock_};
+    std::erase_if(watched_, [index](const auto& w) { return w.second.peer == index; });
+  }
+
+  static void tell_monitor(const std::string& peer, const monitor_entry& m, bool node_lost) {
+    if (m.name.empty())
+      tx::send(m.watcher, tx::node_down{peer});
+    else
+      tx::send(m.watcher, tx::actor_down{peer, m.name, node_lost});
+  }
+
+  // Under names_lock_: the peers' monitors of name `id`, taken.
+  std::vector<watcher> take_watchers(std::uint64_t id) {
+    std::vector<watcher> taken;
+    const auto [first, last] = watched_.equal_range(id);
+    for (auto at = first; at != last; ++at) taken.push_back(at->second);
+    watched_.erase(first, last);
+    return taken;
+  }
+
+  // Outside names_lock_: each watcher's peer is told its name is down,
+  // if the connection it asked on still lives.
+  void tell_watchers(const std::vector<watcher>& told) {
+    for (const watcher& w : told) {
+      peer_state& p = *peers_[w.peer];
+      std::lock_guard guard{p.lock};
+      if (p.epoch != w.epoch || (p.state != peer_state::up && p.state != peer_state::waiting))
+        continue;
+      // Full: the peer is told nothing, but its monitor is told when the
+      // connection, overflowing, is lost.
+      static_cast<void>(queue_frame(p, encode_frame(down{w.tag})));
+    }
   }
 
   // False if the frame is malformed (the link counts it against the peer).
@@ -392,7 +506,7 @@ class node_core : public std::enable_shared_from_this<node_core> {
       return false;
     }
     if (auto* h = std::get_if<hello>(&f)) {
-      greeted(*peers_[index], *h);
+      greeted(index, *h);
       return true;
     }
     if (auto* b = std::get_if<batch>(&f)) {
@@ -400,17 +514,67 @@ class node_core : public std::enable_shared_from_this<node_core> {
       for (const envelope& e : b->envelopes) whole = deliver(index, e) && whole;
       return whole;
     }
-    released_by_peer(*peers_[index], std::get<release>(f));
+    if (auto* r = std::get_if<release>(&f)) {
+      released_by_peer(*peers_[index], *r);
+      return true;
+    }
+    if (auto* w = std::get_if<watch>(&f)) return watched(index, *w);
+    if (auto* u = std::get_if<unwatch>(&f)) {
+      std::lock_guard guard{names_lock_};
+      std::erase_if(watched_, [&](const auto& e) {
+        return e.second.peer == index && e.second.tag == u->tag;
+      });
+      return true;
+    }
+    said_down(*peers_[index], std::get<down>(f));
     return true;
   }
 
-  void greeted(peer_state& p, const hello& h) {
-    std::unordered_map<std::uint64_t, tx::actor_ref> orphans;
+  // The peer monitors one of our names: told down when it goes, or now.
+  bool watched(std::size_t index, const watch& w) {
+    if ((w.target & named_bit) == 0) return false;  // only names are watched
+    std::uint64_t epoch = 0;
+    {
+      std::lock_guard guard{peers_[index]->lock};
+      epoch = peers_[index]->epoch;
+    }
+    {
+      std::lock_guard guard{names_lock_};
+      if (published_.contains(w.target)) {
+        watched_.emplace(w.target, watcher{index, w.tag, epoch});
+        return true;
+      }
+    }
+    tell_watchers({watcher{index, w.tag, epoch}});
+    return true;
+  }
+
+  // A name the peer published, which a monitor of ours watched, is gone.
+  void said_down(peer_state& p, const down& d) {
+    monitor_entry entry;
     {
       std::lock_guard guard{p.lock};
-      if (p.incarnation != 0 && p.incarnation != h.incarnation) orphans = end_epoch(p);
+      const auto at = p.monitors.find(d.tag);
+      if (at == p.monitors.end()) return;  // demonitored, or already told
+      entry = std::move(at->second);
+      p.monitors.erase(at);
+    }
+    tell_monitor(p.name, entry, false);
+  }
+
+  void greeted(std::size_t index, const hello& h) {
+    peer_state& p = *peers_[index];
+    ended_epoch ended;
+    {
+      std::lock_guard guard{p.lock};
+      // A new process; or the same one greeting again, which it does only
+      // after it lost its connection to us and with it what it held of
+      // ours: either way, this epoch ends on our side too.
+      if ((p.incarnation != 0 && p.incarnation != h.incarnation) || p.greeted_in_epoch)
+        ended = end_epoch(p);
       p.incarnation = h.incarnation;
       p.greeted = true;
+      p.greeted_in_epoch = true;
       p.ours_of_theirs.assign(h.types.size(), not_carried);
       p.sendable.assign(types_.size(), on_peer::unknown);
       for (std::size_t i = 0; i < h.types.size(); ++i)
@@ -421,7 +585,7 @@ class node_core : public std::enable_shared_from_this<node_core> {
           if (same) p.ours_of_theirs[i] = j;
         }
     }
-    tell_down(p.name, orphans);
+    tell_ended(index, ended);
   }
 
   // False if the envelope is malformed; a message for a name or a type
@@ -495,8 +659,11 @@ class node_core : public std::enable_shared_from_this<node_core> {
   std::uint64_t incarnation_ = 0;
   std::vector<std::unique_ptr<peer_state>> peers_;
 
+  // Never held with a peer's lock.
   std::mutex names_lock_;
-  std::unordered_map<std::uint64_t, published> published_;  // guarded by names_lock_
+  std::unordered_map<std::uint64_t, published> published_;   // guarded by names_lock_
+  std::unordered_multimap<std::uint64_t, watcher> watched_;  // by name id; guarded by names_lock_
+  std::atomic<std::uint64_t> next_tag_{1};
 
   std::atomic<std::uint64_t> sent_{0}, received_{0}, undelivered_{0}, unknown_targets_{0},
       unknown_types_{0}, malformed_{0}, peers_lost_{0};
@@ -526,6 +693,18 @@ tx::actor_ref node::remote(std::string_view peer, std::string_view name) {
     throw std::invalid_argument{"tact: \"" + std::string{name} + "\" is not a published name"};
   return core_->proxy(core_->peer_index(peer), detail::id_of_name(name), 0);
 }
+
+node::monitor_id node::monitor(std::string_view peer, tx::actor_ref watcher) {
+  return core_->monitor(core_->peer_index(peer), {}, std::move(watcher));
+}
+
+node::monitor_id node::monitor(std::string_view peer, std::string_view name,
+                               tx::actor_ref watcher) {
+  if (name.empty()) throw std::invalid_argument{"tact: a monitor of an actor names it"};
+  return core_->monitor(core_->peer_index(peer), name, std::move(watcher));
+}
+
+void node::demonitor(monitor_id id) { core_->demonitor(id); }
 
 bool node::connected(std::string_view peer) const {
   return core_->connected(core_->peer_index(peer));

@@ -67,19 +67,54 @@ struct release {
 };
 TACT_WIRE(release, "tact.release", ids);
 
-enum class frame_kind : std::uint8_t { hello = 1, batch = 2, release = 3 };
+// Asks the receiver to say (down) when the name with this id is not
+// published any more, or at once if it is not published now. `tag` names
+// the monitor on the sender's side.
+struct watch {
+  std::uint64_t tag = 0;
+  std::uint64_t target = 0;
+};
+TACT_WIRE(watch, "tact.watch", tag, target);
 
-using frame = std::variant<hello, batch, release>;
+// The monitor `tag` is not wanted any more.
+struct unwatch {
+  std::uint64_t tag = 0;
+};
+TACT_WIRE(unwatch, "tact.unwatch", tag);
+
+// The name the monitor `tag` watched is not published any more.
+struct down {
+  std::uint64_t tag = 0;
+};
+TACT_WIRE(down, "tact.down", tag);
+
+enum class frame_kind : std::uint8_t {
+  hello = 1,
+  batch = 2,
+  release = 3,
+  watch = 4,
+  unwatch = 5,
+  down = 6
+};
+
+using frame = std::variant<hello, batch, release, watch, unwatch, down>;
+
+// The kind byte of each record of a frame.
+template <class R>
+constexpr frame_kind kind_of() noexcept {
+  if constexpr (std::is_same_v<R, hello>) return frame_kind::hello;
+  if constexpr (std::is_same_v<R, batch>) return frame_kind::batch;
+  if constexpr (std::is_same_v<R, release>) return frame_kind::release;
+  if constexpr (std::is_same_v<R, watch>) return frame_kind::watch;
+  if constexpr (std::is_same_v<R, unwatch>) return frame_kind::unwatch;
+  if constexpr (std::is_same_v<R, down>) return frame_kind::down;
+}
 
 inline std::vector<std::byte> encode_frame(const frame& f) {
   std::vector<std::byte> out;
   std::visit(
       [&](const auto& record) {
-        using record_type = std::remove_cvref_t<decltype(record)>;
-        const frame_kind kind = std::is_same_v<record_type, hello>   ? frame_kind::hello
-                                : std::is_same_v<record_type, batch> ? frame_kind::batch
-                                                                     : frame_kind::release;
-        out.push_back(static_cast<std::byte>(kind));
+        out.push_back(static_cast<std::byte>(kind_of<std::remove_cvref_t<decltype(record)>>()));
         encode(record, out);
       },
       f);
@@ -88,7 +123,8 @@ inline std::vector<std::byte> encode_frame(const frame& f) {
 
 // Reads one frame: an unknown kind is bad_value, and the record is
 // decoded under `limits` (see tact::net::decode).
-inline wire_error decode_frame(std::span<const std::byte> in, frame& out, const decode_limits& limits = {}) {
+inline wire_error decode_frame(std::span<const std::byte> in, frame& out,
+                               const decode_limits& limits = {}) {
   if (in.empty()) return wire_error::truncated;
   const auto rest = in.subspan(1);
   switch (static_cast<frame_kind>(in[0])) {
@@ -98,6 +134,12 @@ inline wire_error decode_frame(std::span<const std::byte> in, frame& out, const 
       return decode(rest, out.emplace<batch>(), limits);
     case frame_kind::release:
       return decode(rest, out.emplace<release>(), limits);
+    case frame_kind::watch:
+      return decode(rest, out.emplace<watch>(), limits);
+    case frame_kind::unwatch:
+      return decode(rest, out.emplace<unwatch>(), limits);
+    case frame_kind::down:
+      return decode(rest, out.emplace<down>(), limits);
   }
   return wire_error::bad_value;
 }
