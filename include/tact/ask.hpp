@@ -121,6 +121,12 @@ struct request_access {
   static void attach(request<R>& r, std::shared_ptr<reply_slot<R>> slot) noexcept {
     r.slot_ = std::move(slot);
   }
+  // The request's slot, taken: its answer no longer goes through it (a
+  // request forwarded to another node, whose answer comes back apart).
+  template <class R>
+  static std::shared_ptr<reply_slot<R>> detach(request<R>& r) noexcept {
+    return std::move(r.slot_);
+  }
 };
 }  // namespace detail
 

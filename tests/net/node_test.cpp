@@ -24,6 +24,7 @@
 
 #include <tact/net/node.hpp>
 
+#include "support/net_nodes.hpp"
 #include "support/test_support.hpp"
 
 namespace {
@@ -32,6 +33,10 @@ using namespace std::chrono_literals;
 namespace tx = tact::tx;
 namespace net = tact::net;
 using tact::test::eventually;
+using tact::test::pair_config;
+using tact::test::trio_config;
+using tact::test::two_workers;
+using tact::test::wait_connected;
 
 struct numbered {
   std::uint32_t sender = 0;
@@ -63,40 +68,6 @@ TACT_WIRE(extra, "test.extra", note);
 
 using carried = net::message_types<numbered, get, put, value>;
 
-// A free TCP port on 127.0.0.1, for a node whose address its peer must
-// know before either starts.
-std::string free_endpoint() {
-  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof a;
-  REQUIRE(::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  REQUIRE(::getsockname(s, reinterpret_cast<sockaddr*>(&a), &size) == 0);
-  ::close(s);
-  return "tcp://127.0.0.1:" + std::to_string(ntohs(a.sin_port));
-}
-
-// Two nodes' configurations, each listing the other: "alpha" and "beta".
-struct pair_config {
-  net::key_pair alpha_keys = net::generate_key_pair();
-  net::key_pair beta_keys = net::generate_key_pair();
-  std::string alpha_at = free_endpoint();
-  std::string beta_at = free_endpoint();
-
-  net::node_config alpha() const {
-    return {
-        .listen = alpha_at, .keys = alpha_keys, .peers = {{"beta", beta_keys.public_key, beta_at}}};
-  }
-  net::node_config beta() const {
-    return {.listen = beta_at,
-            .keys = beta_keys,
-            .peers = {{"alpha", alpha_keys.public_key, alpha_at}}};
-  }
-};
-
-tact::system_config two_workers() { return {.workers = 2}; }
-
 // What a serialized sink received, per sender, in storage made beforehand.
 struct received {
   static constexpr std::size_t senders = 2, most = 200'000;
@@ -121,14 +92,6 @@ tx::behaviour holding(std::vector<tx::actor_ref> customers) {
     more.push_back(customer);
     tx::become(holding(std::move(more)));
   }};
-}
-
-void wait_connected(const net::node& n, std::string_view peer) {
-  const bool up = eventually([&] { return n.connected(peer); });
-  const net::node_stats s = n.stats();
-  INFO("lost " << s.peers_lost << ", sent " << s.sent << ", received " << s.received
-               << ", malformed " << s.malformed << ", refused clients " << s.refused_clients);
-  REQUIRE(up);
 }
 
 }  // namespace
@@ -339,21 +302,6 @@ TACT_WIRE(notice, "test.notice", topic, seq);
 
 using with_refs = net::message_types<numbered, get, put, value, subscribe, notice>;
 
-// Three nodes, each listing the other two with their addresses.
-struct trio_config {
-  static constexpr std::array<const char*, 3> names{"alpha", "beta", "gamma"};
-  std::array<net::key_pair, 3> keys{net::generate_key_pair(), net::generate_key_pair(),
-                                    net::generate_key_pair()};
-  std::array<std::string, 3> at{free_endpoint(), free_endpoint(), free_endpoint()};
-
-  net::node_config of(std::size_t i) const {
-    net::node_config c{.listen = at[i], .keys = keys[i], .peers = {}};
-    for (std::size_t j = 0; j < names.size(); ++j)
-      if (j != i) c.peers.push_back({names[j], keys[j].public_key, at[j]});
-    return c;
-  }
-};
-
 // Publishes to every subscriber it is sent: `count` notices each.
 tx::behaviour publisher(std::uint32_t count) {
   return {[count](const subscribe& s) {
@@ -511,4 +459,27 @@ TEST_CASE("monitors of a node and of its actors are told when the node goes") {
   CHECK(forgotten_told.size() == 0);
   CHECK(node_told.size() == 1);
   CHECK_THROWS_AS(beta.monitor("gamma", watcher_of(beta_system, late_told)), std::invalid_argument);
+}
+
+// A service need not know where its clients listen: a client's hello says
+// where, and the service connects there to answer.
+TEST_CASE("a service answers a client it lists without an address, where the client's hello says") {
+  const pair_config config;
+  tact::actor_system alpha_system{two_workers()};
+  tact::actor_system beta_system{two_workers()};
+  net::node_config service = config.alpha();
+  service.peers[0].address.clear();  // beta, listed by key only
+  net::node alpha{alpha_system, service, carried{}};
+  alpha.publish("kv", tx::spawn(alpha_system, store(7), tx::mode::serialized));
+  // Nothing to send it before it says where it listens.
+  CHECK_THROWS_AS(alpha.remote("beta", "kv"), std::invalid_argument);
+  net::node beta{beta_system, config.beta(), carried{}};
+  const auto answer = tx::ask<value>(beta_system, beta.remote("alpha", "kv"), 60s, get{"a"});
+  REQUIRE(answer.has_value());
+  CHECK(answer->v == 7);
+  // Now alpha knows where beta is, and can reach what beta publishes.
+  beta.publish("kv", tx::spawn(beta_system, store(8), tx::mode::serialized));
+  const auto back = tx::ask<value>(alpha_system, alpha.remote("beta", "kv"), 60s, get{"a"});
+  REQUIRE(back.has_value());
+  CHECK(back->v == 8);
 }

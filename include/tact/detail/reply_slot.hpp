@@ -80,6 +80,19 @@ class reply_base {
 
   std::exception_ptr error() const noexcept { return error_; }
 
+  // Whether no answer has settled the slot and its asker has not given up.
+  bool open() const noexcept {
+    const std::uint32_t s = state_.load(std::memory_order_acquire);
+    return s == pending || s == waiting || s == suspended;
+  }
+
+  // A slot that no asker waits on, whose answer goes elsewhere (to an
+  // asker on another node, docs/remote.md): `relay` is called once, on
+  // the answering thread, after the outcome is published. Set before the
+  // request is sent.
+  using relay_fn = void (*)(reply_base& slot, state outcome) noexcept;
+  void relay_to(relay_fn relay) noexcept { relay_ = relay; }
+
  protected:
   reply_base() = default;
   ~reply_base() = default;
@@ -94,11 +107,13 @@ class reply_base {
   std::atomic<std::uint32_t> state_{pending};
   state claimed_from_ = pending;  // written by the claimer
   runner* host_ = nullptr;        // written by the asker before it suspends
+  relay_fn relay_ = nullptr;
   std::exception_ptr error_;
 };
 
+// Not final: a relayed slot (see relay_to) carries where its answer goes.
 template <class T>
-class reply_slot final : public reply_base {
+class reply_slot : public reply_base {
  public:
   template <class U>
   void reply(U&& value) {

@@ -24,6 +24,8 @@
 
 #include <tact/actor_system.hpp>
 #include <tact/export.hpp>
+#include <tact/handle.hpp>
+#include <tact/net/detail/classic_carriage.hpp>
 #include <tact/net/keys.hpp>
 #include <tact/net/wire.hpp>
 #include <tact/transactional.hpp>
@@ -63,6 +65,11 @@ struct node_config {
   // Both nodes must set it. For measurements and closed test networks;
   // never where another machine can reach the node.
   bool insecure_plaintext = false;
+  // Where peers are to connect to this node, told them in its hello: a
+  // peer that lists this node without an address connects there to
+  // answer it. Empty: the endpoint it listens on, unless that is a
+  // wildcard ("tcp://*:48896"), which tells nothing.
+  std::string advertise{};
 };
 
 // What a node has carried and refused; a snapshot.
@@ -173,12 +180,52 @@ class TACT_API node {
   void publish(std::string_view name, tx::actor_ref actor);
   void unpublish(std::string_view name);
 
+  // The same for a classic actor, through a handle naming the messages
+  // peers may send it: each a TACT_WIRE record derived from tact::message
+  // (a tact::request<R> among them, R declared too) or a
+  // tact::payload<T> of a declared T, all listed in this node's
+  // message_types (std::invalid_argument otherwise). The actor must stay
+  // unfinished while published. A request from a peer is answered to its
+  // asker there: a reply, the text of the exception the behaviour threw,
+  // or "unanswered" if it is destroyed without a reply.
+  template <class... Ms>
+  requires(detail::classic_wire_message<Ms>&&...) void publish(std::string_view name,
+                                                               const handle<Ms...>& actor) {
+    if (!actor) throw std::invalid_argument{"tact: an empty handle cannot be published"};
+    std::vector<detail::classic_entry> table;
+    (table.push_back(entry_of<Ms, Ms...>()), ...);
+    detail::publish_classic(*core_, name, std::make_shared<const handle<Ms...>>(actor),
+                            std::move(table));
+  }
+
+  // A handle to the classic actor `peer` published as `name`, receiving
+  // Ms (each as publish takes them): a local proxy, a classic actor that
+  // forwards what it receives in order, so `h | m`, tact::send_new(h, ...)
+  // and tact::ask(h, request, timeout) work as on a local actor. An ask
+  // ends with ask_error::node_down when the connection is lost. Valid
+  // until the node ends (then the proxy is deleted, as by delete_msg).
+  // std::invalid_argument as remote() above, or if the node does not
+  // carry one of Ms (or its reply type).
+  template <class... Ms>
+  requires(sizeof...(Ms) > 0 &&
+           (detail::classic_wire_message<Ms> && ...)) handle<Ms...> remote(std::string_view peer,
+                                                                           std::string_view name) {
+    using proxy_type = detail::classic_proxy<Ms...>;
+    const std::uint64_t id = detail::name_id(name);
+    const std::size_t index = detail::peer_index(*core_, peer);
+    const auto [types, replies] = proxy_type::indices_of(*core_);
+    auto* proxy = new proxy_type{core_, index, id, types, replies};
+    detail::adopt_proxy(*core_, *proxy);
+    return handle<Ms...>{*proxy};
+  }
+
   // A reference to the actor `peer` published under `name`: a local proxy
   // that forwards what it is sent, in order. It is made at once, without
   // asking the peer: messages to a name the peer has not published are
   // dropped there (counted in its unknown_targets), and an ask on them
-  // ends at its deadline. std::invalid_argument if `peer` is not on the
-  // allow-list with an address.
+  // ends at its deadline. std::invalid_argument if this node cannot send
+  // to `peer`: not on the allow-list, or listed without an address and
+  // its hello, which says where it listens, has not come yet.
   tx::actor_ref remote(std::string_view peer, std::string_view name);
 
   // Monitors (docs/remote.md, "Monitors"). Each is told once, then
@@ -187,8 +234,8 @@ class TACT_API node {
 
   // `watcher` is sent tx::node_down{peer} the next time the connection to
   // `peer` is lost, or the peer is found restarted: at once if it is lost
-  // now. std::invalid_argument if `peer` is not on the allow-list with an
-  // address (this node sees connections it makes).
+  // now. std::invalid_argument as for remote() (this node sees the
+  // connections it makes).
   monitor_id monitor(std::string_view peer, tx::actor_ref watcher);
 
   // `watcher` is sent tx::actor_down{peer, name, node_lost} when the actor
@@ -212,6 +259,16 @@ class TACT_API node {
 
  private:
   node(actor_system& system, node_config config, std::vector<detail::carried_type> types);
+
+  template <class M, class... Ms>
+  detail::classic_entry entry_of() const {
+    std::uint32_t reply = 0;
+    if constexpr (request_message<M>)
+      reply = detail::carried_index_of<typename M::reply_type>(*core_);
+    return {detail::carried_index_of<detail::wire_of_t<M>>(*core_),
+            &detail::deliver_classic<M, Ms...>, reply};
+  }
+
   std::shared_ptr<detail::node_core> core_;
 };
 

@@ -208,6 +208,9 @@ void reply_base::settle(state outcome) noexcept {
   // Release: the asker that reads the outcome sees the value or error.
   state_.store(outcome, std::memory_order_release);
   if (claimed_from_ == waiting) futex_wake_all(state_);
+  // Nobody waits on a relayed slot: whoever settled it holds it, so it is
+  // still there.
+  if (relay_ != nullptr) relay_(*this, outcome);
 }
 
 void refuse_ask_that_cannot_wait() {

@@ -62,7 +62,10 @@ struct secure_link::io {
         blocked(l.config_.peers.size(), false),
         strikes(l.config_.peers.size(), 0),
         banned_until(l.config_.peers.size(), clock::time_point::min()),
-        connect_at(l.config_.peers.size(), clock::time_point::min()) {}
+        connect_at(l.config_.peers.size(), clock::time_point::min()),
+        moved(l.config_.peers.size(), false) {
+    for (const peer& p : l.config_.peers) addresses.push_back(p.address);
+  }
 
   secure_link& link;
   zmq::context_t context{1};
@@ -78,6 +81,8 @@ struct secure_link::io {
   std::vector<std::uint32_t> strikes;                   // malformed frames since its last cut-off
   std::vector<clock::time_point> banned_until;          // cut off: its key refused until then
   std::vector<clock::time_point> connect_at;  // no dealer to it until then (min: none due)
+  std::vector<std::string> addresses;         // where it listens: listed, or learned
+  std::vector<bool> moved;                    // learned anew: connect there
   std::vector<std::byte> packed;              // a message being packed
 
   const link_config& config() const noexcept { return link.config_; }
@@ -199,7 +204,7 @@ struct secure_link::io {
     if (fd >= 0) ::shutdown(fd, SHUT_RDWR);
     // Ours to it, until the ban ends.
     drop_dealer(index);
-    if (!config().peers[index].address.empty()) connect_at[index] = banned_until[index];
+    if (!addresses[index].empty()) connect_at[index] = banned_until[index];
     lose(index);
   }
 
@@ -281,7 +286,7 @@ struct secure_link::io {
       throw zmq::error_t{};
     watches[index] = std::make_unique<zmq::socket_t>(context, zmq::socket_type::pair);
     watches[index]->connect(watch);
-    d->connect(config().peers[index].address);
+    d->connect(addresses[index]);
     return *d;
   }
 
@@ -332,6 +337,24 @@ struct secure_link::io {
       }
     }
     return true;
+  }
+
+  // Peers whose address was learned anew (see secure_link::learn):
+  // the connection to the old one, if any, is closed, and one to the new
+  // one made. Returns whether any was.
+  bool connect_moved() {
+    bool any = false;
+    for (std::size_t index = 0; index < moved.size(); ++index) {
+      if (!moved[index]) continue;
+      moved[index] = false;
+      any = true;
+      if (dealers[index]) {
+        drop_dealer(index);
+        lose(index);
+      }
+      if (!held(index, clock::now())) dealer_for(index);
+    }
+    return any;
   }
 
   // Peers whose connection is due: connected to again, their queues
@@ -385,6 +408,7 @@ struct secure_link::io {
         if ((items[i].revents & ZMQ_POLLIN) && watches[watched[i - fixed]])
           read_watch(watched[i - fixed]);
       if (items[0].revents & ZMQ_POLLIN) read_frames();
+      drain = connect_moved() || drain;
       for (std::size_t i = rooms; i < items.size(); ++i)
         drain = drain || (items[i].revents & ZMQ_POLLOUT) != 0;
       if (items[3].revents & ZMQ_POLLIN) {
@@ -408,6 +432,8 @@ struct secure_link::io {
 secure_link::secure_link(link_config config, receiver on_frame, watcher on_peer)
     : config_{std::move(config)}, on_frame_{std::move(on_frame)}, on_peer_{std::move(on_peer)} {
   outboxes_.resize(config_.peers.size());
+  for (std::size_t i = 0; i < config_.peers.size(); ++i)
+    outboxes_[i].known = !config_.peers[i].address.empty();
   io_ = std::make_unique<io>(*this);
   zmq::socket_t& r = io_->router;
   r.set(zmq::sockopt::linger, 0);
@@ -460,13 +486,13 @@ void secure_link::stop() noexcept {
 send_result secure_link::send(std::string_view peer, std::vector<std::byte> frame) {
   std::size_t index = 0;
   while (index < config_.peers.size() && config_.peers[index].name != peer) ++index;
-  if (index == config_.peers.size() || config_.peers[index].address.empty())
-    return send_result::unknown_peer;
+  if (index == config_.peers.size()) return send_result::unknown_peer;
   if (frame.size() > config_.max_frame) return send_result::too_large;
   bool first = false;
   {
     std::lock_guard guard{lock_};
     outbox& box = outboxes_[index];
+    if (!box.known) return send_result::unknown_peer;
     if (frame.size() > config_.max_queued - std::min(box.bytes, config_.max_queued)) {
       overflows_.fetch_add(1, std::memory_order_relaxed);
       return send_result::overflow;
@@ -482,6 +508,36 @@ send_result secure_link::send(std::string_view peer, std::vector<std::byte> fram
     [[maybe_unused]] const auto written = ::write(wake_fd_, &one, sizeof one);
   }
   return send_result::queued;
+}
+
+// A ZeroMQ TCP endpoint to connect to: tcp://HOST:PORT, with a port, and
+// a host that is not a wildcard.
+bool secure_link::connectable(std::string_view address) {
+  constexpr std::string_view scheme = "tcp://";
+  if (!address.starts_with(scheme) || address.size() > 256) return false;
+  const std::string_view rest = address.substr(scheme.size());
+  const std::size_t colon = rest.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == rest.size()) return false;
+  const std::string_view host = rest.substr(0, colon), port = rest.substr(colon + 1);
+  if (host == "*" || host == "0.0.0.0" || host == "[::]") return false;
+  return std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+         std::all_of(host.begin(), host.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '.' || c == '-' || c == ':' || c == '[' || c == ']';
+         });
+}
+
+bool secure_link::learn(std::string_view peer, std::string_view address) {
+  std::size_t index = 0;
+  while (index < config_.peers.size() && config_.peers[index].name != peer) ++index;
+  if (index == config_.peers.size() || !config_.peers[index].address.empty()) return false;
+  if (!connectable(address)) return false;
+  if (io_->addresses[index] == address) return true;
+  io_->addresses[index] = address;
+  io_->moved[index] = true;
+  std::lock_guard guard{lock_};
+  outboxes_[index].known = true;
+  return true;
 }
 
 link_stats secure_link::stats() const noexcept {

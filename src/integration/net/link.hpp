@@ -66,16 +66,17 @@ enum class send_result : std::uint8_t {
 
 // What a link has seen, for tests and statistics.
 struct link_stats {
-  std::uint64_t accepted = 0;          // CURVE clients whose key is on the allow-list
-  std::uint64_t refused = 0;           // ... whose key is not: nothing of theirs is read
-  std::uint64_t handshakes_failed = 0; // connections whose CURVE handshake failed
+  std::uint64_t accepted = 0;           // CURVE clients whose key is on the allow-list
+  std::uint64_t refused = 0;            // ... whose key is not: nothing of theirs is read
+  std::uint64_t handshakes_failed = 0;  // connections whose CURVE handshake failed
   std::uint64_t frames_in = 0;
-  std::uint64_t frames_out = 0;        // taken by a peer's connection
-  std::uint64_t messages_out = 0;      // ZeroMQ messages that carried them (see secure_link)
-  std::uint64_t overflows = 0;         // sends refused at a full queue (never dropped unsaid)
-  std::uint64_t malformed = 0;         // messages not made of whole frames, and frames the receiver refused
-  std::uint64_t cut_offs = 0;          // peers cut off for sending too many of them
-  std::uint64_t dropped_at_loss = 0;   // frames queued for a connection when it was lost
+  std::uint64_t frames_out = 0;    // taken by a peer's connection
+  std::uint64_t messages_out = 0;  // ZeroMQ messages that carried them (see secure_link)
+  std::uint64_t overflows = 0;     // sends refused at a full queue (never dropped unsaid)
+  std::uint64_t malformed =
+      0;                       // messages not made of whole frames, and frames the receiver refused
+  std::uint64_t cut_offs = 0;  // peers cut off for sending too many of them
+  std::uint64_t dropped_at_loss = 0;  // frames queued for a connection when it was lost
 };
 
 // Frames of bytes between this node and the peers of its allow-list, over
@@ -136,6 +137,17 @@ class TACT_API secure_link {
 
   std::size_t max_frame() const noexcept { return config_.max_frame; }
 
+  // Where peer `peer`, listed without an address, listens, as it says in
+  // its own frames (authenticated: it has the key the list names): the
+  // link connects there from now on, and send() takes frames for it.
+  // False, changing nothing, if the peer has an address on the list or
+  // `address` is not a TCP endpoint to connect to (tcp://HOST:PORT, not a
+  // wildcard host). On the link's thread (in a receiver).
+  bool learn(std::string_view peer, std::string_view address);
+
+  // Whether `address` is an endpoint learn() takes.
+  static bool connectable(std::string_view address);
+
   // Any thread; a snapshot.
   link_stats stats() const noexcept;
 
@@ -159,6 +171,7 @@ class TACT_API secure_link {
   struct outbox {
     std::deque<std::vector<std::byte>> frames;
     std::size_t bytes = 0;
+    bool known = false;  // its address, listed or learned
   };
   std::mutex lock_;
   std::vector<outbox> outboxes_;  // per peer, as in config_.peers
@@ -166,8 +179,8 @@ class TACT_API secure_link {
   int wake_fd_ = -1;  // eventfd: the outbox has frames, or stop
 
   std::atomic<std::uint64_t> accepted_{0}, refused_{0}, handshakes_failed_{0};
-  std::atomic<std::uint64_t> frames_in_{0}, frames_out_{0}, messages_out_{0}, overflows_{0}, malformed_{0},
-      cut_offs_{0}, dropped_at_loss_{0};
+  std::atomic<std::uint64_t> frames_in_{0}, frames_out_{0}, messages_out_{0}, overflows_{0},
+      malformed_{0}, cut_offs_{0}, dropped_at_loss_{0};
 
   std::thread thread_;
 };

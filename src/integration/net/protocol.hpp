@@ -88,16 +88,27 @@ struct down {
 };
 TACT_WIRE(down, "tact.down", tag);
 
+// A request that will have no reply (a classic ask answered elsewhere:
+// docs/remote.md, "Classic actors"): the asked behaviour threw (`failed`,
+// with its exception's text), or the request was dropped unanswered.
+struct outcome {
+  std::uint64_t target = 0;  // the asker's id for its answer
+  bool failed = false;
+  std::string what;
+};
+TACT_WIRE(outcome, "tact.outcome", target, failed, what);
+
 enum class frame_kind : std::uint8_t {
   hello = 1,
   batch = 2,
   release = 3,
   watch = 4,
   unwatch = 5,
-  down = 6
+  down = 6,
+  outcome = 7
 };
 
-using frame = std::variant<hello, batch, release, watch, unwatch, down>;
+using frame = std::variant<hello, batch, release, watch, unwatch, down, outcome>;
 
 // The kind byte of each record of a frame.
 template <class R>
@@ -108,6 +119,7 @@ constexpr frame_kind kind_of() noexcept {
   if constexpr (std::is_same_v<R, watch>) return frame_kind::watch;
   if constexpr (std::is_same_v<R, unwatch>) return frame_kind::unwatch;
   if constexpr (std::is_same_v<R, down>) return frame_kind::down;
+  if constexpr (std::is_same_v<R, outcome>) return frame_kind::outcome;
 }
 
 inline std::vector<std::byte> encode_frame(const frame& f) {
@@ -140,6 +152,8 @@ inline wire_error decode_frame(std::span<const std::byte> in, frame& out,
       return decode(rest, out.emplace<unwatch>(), limits);
     case frame_kind::down:
       return decode(rest, out.emplace<down>(), limits);
+    case frame_kind::outcome:
+      return decode(rest, out.emplace<outcome>(), limits);
   }
   return wire_error::bad_value;
 }
