@@ -483,3 +483,38 @@ TEST_CASE("a service answers a client it lists without an address, where the cli
   REQUIRE(back.has_value());
   CHECK(back->v == 8);
 }
+
+// A handler's sends to a remote actor are staged like its other sends:
+// they leave the node only if the handler commits.
+TEST_CASE("a transactional handler's remote sends leave only if it commits") {
+  const pair_config config;
+  tact::actor_system alpha_system{two_workers()};
+  static std::mutex lock;
+  static std::vector<std::uint32_t> arrived;
+  arrived.clear();
+  tact::actor_system beta_system{{.workers = 2, .on_rollback = [](const tx::rollback&) {}}};
+  net::node alpha{alpha_system, config.alpha(), carried{}};
+  alpha.publish("sink", tx::spawn(alpha_system, {[](const numbered& n) {
+                                    std::lock_guard guard{lock};
+                                    arrived.push_back(n.seq);
+                                  }},
+                                  tx::mode::serialized));
+  alpha.publish("kv", tx::spawn(alpha_system, store(3), tx::mode::serialized));
+  net::node beta{beta_system, config.beta(), carried{}};
+  const tx::actor_ref sink = beta.remote("alpha", "sink");
+  // Sends seq, then throws for odd ones: only even ones commit.
+  const tx::actor_ref relay = tx::spawn(beta_system, {[sink](const numbered& n) {
+                                          tx::send(sink, n);
+                                          if (n.seq % 2 != 0) throw std::runtime_error{"odd"};
+                                        }},
+                                        tx::mode::serialized);
+  for (std::uint32_t i = 0; i < 100; ++i) tx::send(relay, numbered{0, i});
+  beta_system.await_quiescence();
+  // Sent after the relay's: arrives after them on the same connection.
+  REQUIRE(tx::ask<value>(beta_system, beta.remote("alpha", "kv"), 60s, get{"a"}).has_value());
+  alpha_system.await_quiescence();
+  std::lock_guard guard{lock};
+  REQUIRE(arrived.size() == 50);
+  for (std::uint32_t i = 0; i < 50; ++i) CHECK(arrived[i] == 2 * i);
+  CHECK(beta.stats().sent == 50 + 1);
+}
