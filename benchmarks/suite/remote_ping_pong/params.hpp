@@ -1,9 +1,9 @@
 #pragma once
 
 // remote_ping_pong's parameters, and what both remote workloads share
-// (remote_throughput includes this file): the server node in a child
-// process, and a free loopback port for a node that must be named before
-// it starts. remote_ping_pong/tact.cpp documents the workload.
+// (remote_throughput includes this file), for both engines: the server
+// node in a child process. remote_ping_pong/tact.cpp documents the
+// workload.
 //
 // Why a process of its own: two nodes in one process would share its
 // allocator and its actor system's workers could run both sides, while a
@@ -17,32 +17,13 @@
 #include <utility>
 
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "suite.hpp"
 
 namespace suite::remote {
-
-// A TCP port on 127.0.0.1 that was free a moment ago: the kernel's pick
-// for port 0, released at once. Another program may take it before the
-// node binds it; a node that cannot listen then fails the run, loudly.
-inline std::uint16_t free_loopback_port() {
-  const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  check(s >= 0, "no socket for a free port");
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof a;
-  const bool bound = ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-                     ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &size) == 0;
-  ::close(s);
-  check(bound, "no free port on 127.0.0.1");
-  return ntohs(a.sin_port);
-}
 
 // The server node, in a child process forked by the constructor. Fork
 // before either process starts a thread (an actor system, a node): a

@@ -15,13 +15,13 @@
 // time, in arrival order), so it checks the order as the messages come:
 // each sequence number must be the last one plus one.
 //
-// tact's links are always encrypted and authenticated (ZeroMQ CURVE), CAF's
-// are plaintext TCP (caf.cpp): these figures compare tact with encryption
-// against CAF without. Each process runs `--threads` workers, beside the
-// threads of its network layer (tact-net's link thread; CAF's multiplexer).
-// Nothing holds the sender back but the node's bound on bytes queued for a
-// peer (node_config::max_queued, 64 MiB by default): a send past it fails,
-// and the tally shows it.
+// tact's links are encrypted and authenticated (ZeroMQ CURVE), CAF's are
+// plaintext TCP (caf.cpp): these figures compare tact with encryption
+// against CAF without; <workload>_plain, the same program built without
+// encryption (tact_nodes.hpp), compares like with like. Each process runs `--threads` workers,
+// beside the threads of its network layer (tact-net's link thread; CAF's multiplexer). Nothing
+// holds the sender back but the node's bound on bytes queued for a peer (node_config::max_queued,
+// 64 MiB by default): a send past it fails, and the tally shows it.
 //
 // Parameters (full / --quick):
 //   --messages  timed one-way messages (1,000,000 / 200,000)
@@ -38,6 +38,7 @@
 #include <tact/net/node.hpp>
 #include <tact/transactional.hpp>
 
+#include "../remote_ping_pong/tact_nodes.hpp"
 #include "params.hpp"
 #include "suite.hpp"
 
@@ -51,13 +52,6 @@ namespace {
 namespace tx = tact::tx;
 namespace net = tact::net;
 
-// Built twice: with CURVE (the default), and as <workload>_plain without
-// (-DREMOTE_PLAINTEXT=1, node_config::insecure_plaintext), to show what
-// encryption costs; CAF's links are plaintext either way.
-#ifndef REMOTE_PLAINTEXT
-#define REMOTE_PLAINTEXT 0
-#endif
-constexpr bool plaintext = REMOTE_PLAINTEXT != 0;
 using suite::remote_throughput::tally;
 
 struct item {
@@ -78,54 +72,17 @@ tx::behaviour counter(const tally& t) {
           [t](const tx::actor_ref& customer, count_query) { tx::send(customer, t); }};
 }
 
-// Why an ask has no reply, in the words of the exception its value()
-// throws: the asked actor's own, or tact::ask_failed's.
-template <class T>
-std::string why_not(const tact::ask_result<T>& reply) {
-  try {
-    static_cast<void>(reply.value());
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "it has one";
-}
-
-// The server process's body: its node listens on a port of its own choice,
-// which it passes to the client with its readiness.
-int serve(const suite::remote::server_process::side& side, unsigned threads,
-          const net::key_pair& keys, const net::peer& client) {
-  tact::actor_system system{{.workers = threads}};
-  {
-    net::node node{system,
-                   {.listen = "tcp://127.0.0.1:0",
-                    .keys = keys,
-                    .peers = {client},
-                    .insecure_plaintext = plaintext},
-                   carried{}};
-    node.publish("counter", tx::spawn(system, counter({}), tx::mode::serialized));
-    side.ready(node.endpoint());
-    side.wait_for_stop();
-  }
-  system.stop();
-  return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   suite::options o{argc, argv};
   const suite::remote_throughput::parameters p = suite::remote_throughput::read(o);
 
-  // Made before the fork, so that each node knows the other's key, and the
-  // server the client's address (a node replies over a connection it
-  // opens itself).
-  const net::key_pair server_keys = net::generate_key_pair();
-  const net::key_pair client_keys = net::generate_key_pair();
-  const std::string client_at =
-      "tcp://127.0.0.1:" + std::to_string(suite::remote::free_loopback_port());
-  suite::remote::server_process server{[&](const suite::remote::server_process::side& side) {
-    return serve(side, o.threads(), server_keys, {"client", client_keys.public_key, client_at});
-  }};
+  const suite::remote::node_keys keys;
+  suite::remote::server_process server = suite::remote::start_server<carried>(
+      keys, o.threads(), [](tact::actor_system& system, net::node& node) {
+        node.publish("counter", tx::spawn(system, counter({}), tx::mode::serialized));
+      });
   const std::string server_at = server.contact();
 
   std::optional<tally> before, after;
@@ -135,12 +92,7 @@ int main(int argc, char** argv) {
   {
     tact::actor_system system{{.workers = o.threads()}};
     {
-      net::node node{system,
-                     {.listen = client_at,
-                      .keys = client_keys,
-                      .peers = {{"server", server_keys.public_key, server_at}},
-                      .insecure_plaintext = plaintext},
-                     carried{}};
+      net::node node{system, suite::remote::client_config(keys, server_at), carried{}};
       const tx::actor_ref counter_ref = node.remote("server", "counter");
       const std::chrono::seconds deadline{suite::remote::ask_deadline_seconds};
       // The tally, or nothing with `failure` set.
@@ -149,8 +101,8 @@ int main(int argc, char** argv) {
         if (reply)
           into = *reply;
         else
-          failure =
-              std::string{"the counter did not answer the "} + which + " ask: " + why_not(reply);
+          failure = std::string{"the counter did not answer the "} + which +
+                    " ask: " + suite::remote::why_not(reply);
       };
       ask(before, "first");
       if (before) {
