@@ -36,16 +36,7 @@ using tact::test::eventually;
 using tact::test::pair_config;
 using tact::test::two_workers;
 using tact::test::wait_connected;
-
-struct get {
-  std::string key;
-};
-TACT_WIRE(get, "faults.get", key);
-
-struct value {
-  std::int64_t v = 0;
-};
-TACT_WIRE(value, "faults.value", v);
+using namespace tact::test::kv;
 
 struct numbered {
   std::uint64_t seq = 0;
@@ -59,10 +50,6 @@ struct introduction {
 TACT_WIRE(introduction, "faults.introduction", who);
 
 using carried = net::message_types<get, value, numbered, introduction>;
-
-tx::behaviour store(std::int64_t held) {
-  return {[held](const tx::actor_ref& customer, const get&) { tx::send(customer, value{held}); }};
-}
 
 // Answers a get with a reference to a store of its node.
 tx::behaviour introducer(tx::actor_ref kv) {

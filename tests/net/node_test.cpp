@@ -37,28 +37,13 @@ using tact::test::pair_config;
 using tact::test::trio_config;
 using tact::test::two_workers;
 using tact::test::wait_connected;
+using namespace tact::test::kv;
 
 struct numbered {
   std::uint32_t sender = 0;
   std::uint32_t seq = 0;
 };
 TACT_WIRE(numbered, "test.numbered", sender, seq);
-
-struct get {
-  std::string key;
-};
-TACT_WIRE(get, "test.get", key);
-
-struct put {
-  std::string key;
-  std::int64_t value = 0;
-};
-TACT_WIRE(put, "test.put", key, value);
-
-struct value {
-  std::int64_t v = 0;
-};
-TACT_WIRE(value, "test.value", v);
 
 // Only one of the two nodes carries it.
 struct extra {
@@ -77,22 +62,6 @@ struct received {
     for (auto& s : seqs) s.reserve(most);
   }
 };
-
-// A key-value store: answers get with the value put last (0 if none).
-tx::behaviour store(std::int64_t held) {
-  return {[](const put& p) { tx::become(store(p.value)); },
-          [held](const tx::actor_ref& customer, const get&) { tx::send(customer, value{held}); }};
-}
-
-// Keeps every customer it is sent and answers none: an ask on it ends
-// only by its deadline or by the loss of the node.
-tx::behaviour holding(std::vector<tx::actor_ref> customers) {
-  return {[customers](const tx::actor_ref& customer, const get&) {
-    auto more = customers;
-    more.push_back(customer);
-    tx::become(holding(std::move(more)));
-  }};
-}
 
 }  // namespace
 

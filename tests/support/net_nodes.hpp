@@ -1,12 +1,15 @@
 #pragma once
 
-// Nodes for the network tests: free loopback ports, and the configurations
-// of two and three nodes that list each other.
+// Nodes for the network tests: free loopback ports, the configurations of
+// two and three nodes that list each other, and a key-value protocol for
+// the nodes' actors.
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -19,6 +22,7 @@
 namespace tact::test {
 
 namespace net = tact::net;
+namespace tx = tact::tx;
 
 // A free TCP port on 127.0.0.1, for a node whose address its peer must
 // know before either starts.
@@ -76,5 +80,43 @@ inline void wait_connected(const net::node& n, std::string_view peer) {
                << ", malformed " << s.malformed << ", refused clients " << s.refused_clients);
   REQUIRE(up);
 }
+
+// A key-value protocol: put a value, get it back.
+namespace kv {
+
+struct get {
+  std::string key;
+};
+TACT_WIRE(get, "test.get", key);
+
+struct put {
+  std::string key;
+  std::int64_t value = 0;
+};
+TACT_WIRE(put, "test.put", key, value);
+
+struct value {
+  std::int64_t v = 0;
+};
+TACT_WIRE(value, "test.value", v);
+
+// A store of one value: answers get with the value put last (`held` at
+// first).
+inline tx::behaviour store(std::int64_t held) {
+  return {[](const put& p) { tx::become(store(p.value)); },
+          [held](const tx::actor_ref& customer, const get&) { tx::send(customer, value{held}); }};
+}
+
+// Keeps every customer it is sent and answers none: an ask on it ends
+// only by its deadline or by the loss of the node.
+inline tx::behaviour holding(std::vector<tx::actor_ref> customers) {
+  return {[customers](const tx::actor_ref& customer, const get&) {
+    auto more = customers;
+    more.push_back(customer);
+    tx::become(holding(std::move(more)));
+  }};
+}
+
+}  // namespace kv
 
 }  // namespace tact::test

@@ -78,6 +78,10 @@ struct node_stats {
   std::uint64_t received = 0;  // messages delivered to a local actor
   std::uint64_t undelivered =
       0;  // sent while their peer was lost, or queued when it was: dropped, customers told
+  // ZeroMQ messages that came on a peer's connection older than its
+  // newest: dropped, so that what a peer sent before a connection was
+  // lost never arrives after what it sent since.
+  std::uint64_t stale = 0;
   std::uint64_t unknown_targets = 0;  // arrived for a name or reference not (or no more) here
   std::uint64_t unknown_types = 0;    // arrived in a type this node does not carry as sent
   std::uint64_t malformed = 0;        // frames or messages that did not decode: dropped

@@ -63,7 +63,8 @@ struct secure_link::io {
         strikes(l.config_.peers.size(), 0),
         banned_until(l.config_.peers.size(), clock::time_point::min()),
         connect_at(l.config_.peers.size(), clock::time_point::min()),
-        moved(l.config_.peers.size(), false) {
+        moved(l.config_.peers.size(), false),
+        newest(l.config_.peers.size(), 0) {
     for (const peer& p : l.config_.peers) addresses.push_back(p.address);
   }
 
@@ -83,6 +84,7 @@ struct secure_link::io {
   std::vector<clock::time_point> connect_at;  // no dealer to it until then (min: none due)
   std::vector<std::string> addresses;         // where it listens: listed, or learned
   std::vector<bool> moved;                    // learned anew: connect there
+  std::vector<std::uint64_t> newest;          // the routing id of its newest connection to us
   std::vector<std::byte> packed;              // a message being packed
 
   const link_config& config() const noexcept { return link.config_; }
@@ -238,6 +240,10 @@ struct secure_link::io {
         }
       }
       if (index == config().peers.size() || banned(index, now)) continue;
+      if (!newest_connection(index, id)) {
+        link.stale_.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
       int fd = -1;
       try {
         fd = message.get(ZMQ_SRCFD);
@@ -257,6 +263,26 @@ struct secure_link::io {
         if (!link.on_frame_(config().peers[index].name, frame)) strike(index, fd);
       }
     }
+  }
+
+  // Whether a message from peer `index` came on its newest connection.
+  // A peer whose connection was lost connects anew; what it sent on the
+  // old one may still come after what it sends on the new one (a
+  // connection cut by a partition delivers its last bytes when the
+  // network heals). Those are dropped, so that a peer's frames arrive in
+  // the order sent, with gaps, never after newer ones. ZeroMQ gives each
+  // connection of a ROUTER a routing id from a counter (a zero byte, then
+  // 32 bits big-endian), so a newer connection has a larger id. With
+  // insecure_plaintext the id is the peer's claimed key, and the ROUTER
+  // hands it over to the newest connection, closing the old one.
+  bool newest_connection(std::size_t index, const zmq::message_t& id) {
+    if (config().insecure_plaintext) return true;
+    std::uint64_t number = 0;
+    for (std::size_t i = 0; i < id.size() && i < 8; ++i)
+      number = (number << 8) | static_cast<const std::uint8_t*>(id.data())[i];
+    if (number < newest[index]) return false;
+    newest[index] = number;
+    return true;
   }
 
   zmq::socket_t& dealer_for(std::size_t index) {
@@ -449,6 +475,12 @@ secure_link::secure_link(link_config config, receiver on_frame, watcher on_peer)
     r.set(zmq::sockopt::curve_secretkey, config_.keys.secret_key);
     r.set(zmq::sockopt::zap_domain, "tact");
   }
+  // Heartbeats on connections from peers too: one that went silent
+  // (a partition, a stopped process) is closed here as well, instead of
+  // holding its last frames until it speaks again.
+  r.set(zmq::sockopt::heartbeat_ivl, static_cast<int>(config_.heartbeat.count()));
+  r.set(zmq::sockopt::heartbeat_timeout, static_cast<int>(config_.heartbeat_timeout.count()));
+  r.set(zmq::sockopt::heartbeat_ttl, static_cast<int>(config_.heartbeat_timeout.count()));
   r.set(zmq::sockopt::maxmsgsize,
         static_cast<std::int64_t>(std::max(config_.max_frame, packed_bytes) + length_room));
   if (zmq_socket_monitor(r.handle(), monitor_endpoint, handshake_failures) != 0)
@@ -550,7 +582,8 @@ link_stats secure_link::stats() const noexcept {
           .overflows = overflows_.load(std::memory_order_relaxed),
           .malformed = malformed_.load(std::memory_order_relaxed),
           .cut_offs = cut_offs_.load(std::memory_order_relaxed),
-          .dropped_at_loss = dropped_at_loss_.load(std::memory_order_relaxed)};
+          .dropped_at_loss = dropped_at_loss_.load(std::memory_order_relaxed),
+          .stale = stale_.load(std::memory_order_relaxed)};
 }
 
 void secure_link::run() noexcept {

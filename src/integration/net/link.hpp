@@ -33,10 +33,10 @@ struct link_config {
   // Bytes of frames queued for one peer and not yet taken by its
   // connection, at most: a send past it is refused (send_result::overflow).
   std::size_t max_queued = std::size_t{64} << 20;
-  // Heartbeats on each outbound connection (ZMTP PING and PONG): a peer
-  // that answers none for `heartbeat_timeout` is taken for lost even while
-  // its TCP connection stands (a stopped process, a wedged machine), and
-  // the peer drops us likewise when our pings stop.
+  // Heartbeats on every connection, both ways (ZMTP PING and PONG): a
+  // peer that answers none for `heartbeat_timeout` is taken for lost even
+  // while its TCP connection stands (a stopped process, a wedged machine,
+  // a partition), and its connection to us is closed likewise.
   std::chrono::milliseconds heartbeat{1'000};
   std::chrono::milliseconds heartbeat_timeout{5'000};
   // A listed peer that sends this many malformed frames (or messages not
@@ -67,16 +67,17 @@ enum class send_result : std::uint8_t {
 // What a link has seen, for tests and statistics.
 struct link_stats {
   std::uint64_t accepted = 0;           // CURVE clients whose key is on the allow-list
-  std::uint64_t refused = 0;            // ... whose key is not: nothing of theirs is read
+  std::uint64_t refused = 0;            // ... whose key is not, or is cut off: nothing read
   std::uint64_t handshakes_failed = 0;  // connections whose CURVE handshake failed
   std::uint64_t frames_in = 0;
   std::uint64_t frames_out = 0;    // taken by a peer's connection
   std::uint64_t messages_out = 0;  // ZeroMQ messages that carried them (see secure_link)
   std::uint64_t overflows = 0;     // sends refused at a full queue (never dropped unsaid)
-  std::uint64_t malformed =
-      0;                       // messages not made of whole frames, and frames the receiver refused
-  std::uint64_t cut_offs = 0;  // peers cut off for sending too many of them
+  // Messages not made of whole frames, and frames the receiver refused.
+  std::uint64_t malformed = 0;
+  std::uint64_t cut_offs = 0;         // peers cut off for sending too many of them
   std::uint64_t dropped_at_loss = 0;  // frames queued for a connection when it was lost
+  std::uint64_t stale = 0;            // messages that came on a peer's older connection: dropped
 };
 
 // Frames of bytes between this node and the peers of its allow-list, over
@@ -180,7 +181,7 @@ class TACT_API secure_link {
 
   std::atomic<std::uint64_t> accepted_{0}, refused_{0}, handshakes_failed_{0};
   std::atomic<std::uint64_t> frames_in_{0}, frames_out_{0}, messages_out_{0}, overflows_{0},
-      malformed_{0}, cut_offs_{0}, dropped_at_loss_{0};
+      malformed_{0}, cut_offs_{0}, dropped_at_loss_{0}, stale_{0};
 
   std::thread thread_;
 };

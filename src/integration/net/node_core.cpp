@@ -172,6 +172,7 @@ node_stats node_core::stats() const noexcept {
   return {.sent = sent_.load(std::memory_order_relaxed),
           .received = received_.load(std::memory_order_relaxed),
           .undelivered = undelivered_.load(std::memory_order_relaxed) + link.dropped_at_loss,
+          .stale = link.stale,
           .unknown_targets = unknown_targets_.load(std::memory_order_relaxed),
           .unknown_types = unknown_types_.load(std::memory_order_relaxed),
           .malformed = malformed_.load(std::memory_order_relaxed) + link.malformed,
