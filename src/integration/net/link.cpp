@@ -12,7 +12,7 @@
 
 #include <zmq.hpp>
 
-#include <tact/net/detail/wire_io.hpp>
+#include "integration/net/packing.hpp"
 
 namespace tact::net::detail {
 
@@ -34,8 +34,6 @@ constexpr int messages_per_turn = 256;
 // is spread thin, small enough that one message does not hold the
 // connection long.
 constexpr std::size_t packed_bytes = std::size_t{64} << 10;
-// Room for a frame's length before it (a varint of 64 bits).
-constexpr std::size_t length_room = 10;
 // Messages a peer's connection takes while the peer does not read (its
 // DEALER's high-water mark): past them, frames wait in the link's own
 // queue, which is bounded in bytes. Few, since each may pack
@@ -249,19 +247,16 @@ struct secure_link::io {
         fd = message.get(ZMQ_SRCFD);
       } catch (const zmq::error_t&) {
       }
-      // Each frame after its length; lengths are checked against the
-      // bytes left, and a message that is not whole frames stops there.
-      wire_reader in{{static_cast<const std::byte*>(message.data()), message.size()}, 0, 0};
-      while (in.left() != 0 && !banned(index, now)) {
-        std::uint64_t length = 0;
-        std::span<const std::byte> frame;
-        if (!in.count(length, 1) || !in.view(frame, static_cast<std::size_t>(length))) {
-          strike(index, fd);
-          break;
-        }
-        link.frames_in_.fetch_add(1, std::memory_order_relaxed);
-        if (!link.on_frame_(config().peers[index].name, frame)) strike(index, fd);
-      }
+      // A message that is not whole frames counts against its sender, as
+      // does each frame the receiver refuses.
+      const bool whole =
+          unpack_frames({static_cast<const std::byte*>(message.data()), message.size()},
+                        [&](std::span<const std::byte> frame) {
+                          if (banned(index, now)) return;  // cut off by an earlier frame
+                          link.frames_in_.fetch_add(1, std::memory_order_relaxed);
+                          if (!link.on_frame_(config().peers[index].name, frame)) strike(index, fd);
+                        });
+      if (!whole && !banned(index, now)) strike(index, fd);
     }
   }
 
@@ -343,9 +338,7 @@ struct secure_link::io {
         std::size_t count = 0;
         for (const std::vector<std::byte>& f : box.frames) {
           if (count != 0 && packed.size() + length_room + f.size() > packed_bytes) break;
-          wire_writer out{packed};
-          out.varint(f.size());
-          out.raw(f.data(), f.size());
+          pack_frame(packed, f);
           ++count;
         }
         zmq::message_t message{packed.data(), packed.size()};
