@@ -229,3 +229,77 @@ TEST_CASE("a node refuses a classic handle whose messages it does not carry") {
   kv | tact::finished_msg;
   alpha_system.stop();
 }
+
+namespace {
+
+struct notice {
+  std::string topic;
+  std::uint32_t seq = 0;
+};
+TACT_WIRE(notice, "ctest.notice", topic, seq);
+
+// A classic message with a handle inside: the subscriber's, which arrives
+// on the other node as a handle to a proxy for it.
+struct subscribe : tact::message {
+  std::string topic;
+  tact::handle<tact::payload<notice>> subscriber;
+};
+TACT_WIRE(subscribe, "ctest.subscribe", topic, subscriber);
+
+using with_handles = net::message_types<notice, subscribe>;
+
+// Sends each subscriber `count` notices.
+struct publisher : tact::actor {
+  publisher(tact::actor_system& s, std::uint32_t n) : actor{s}, count{n} {}
+  tact::allocation receive(subscribe& m) {
+    for (std::uint32_t i = 0; i < count; ++i) tact::send_new(m.subscriber, notice{m.topic, i});
+    return Nodelete;
+  }
+  std::uint32_t count;
+};
+
+struct reader : tact::actor {
+  explicit reader(tact::actor_system& s) : actor{s} {}
+  tact::allocation receive(tact::payload<notice>& n) {
+    auto& next = n.topic == "rain" ? rain : sun;
+    if (n.seq != next) ++wrong;
+    ++next;
+    total.fetch_add(1, std::memory_order_release);
+    return Nodelete;
+  }
+  std::uint32_t rain = 0, sun = 0, wrong = 0;
+  std::atomic<std::uint32_t> total{0};
+};
+
+}  // namespace
+
+TEST_CASE("a handle inside a classic message arrives as a working handle") {
+  const pair_config config;
+  tact::actor_system alpha_system{two_workers()};
+  tact::actor_system beta_system{two_workers()};
+  publisher news{alpha_system, 1'000};
+  reader r{beta_system};
+  {
+    net::node alpha{alpha_system, config.alpha(), with_handles{}};
+    alpha.publish("news", tact::handle<subscribe>{news});
+    net::node beta{beta_system, config.beta(), with_handles{}};
+    const auto remote = beta.remote<subscribe>("alpha", "news");
+    std::vector<subscribe> subscriptions(2);
+    subscriptions[0].topic = "rain";
+    subscriptions[1].topic = "sun";
+    for (subscribe& s : subscriptions) {
+      s.subscriber = r;
+      remote | s;
+    }
+    REQUIRE(eventually([&] { return r.total.load(std::memory_order_acquire) == 2'000; }));
+    beta_system.await_quiescence();
+    CHECK(r.wrong == 0);
+    CHECK(r.rain == 1'000);
+    CHECK(r.sun == 1'000);
+    CHECK(alpha.stats().malformed == 0);
+  }
+  news | tact::finished_msg;
+  r | tact::finished_msg;
+  alpha_system.stop();
+  beta_system.stop();
+}

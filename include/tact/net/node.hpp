@@ -3,14 +3,17 @@
 // A node: an actor system's presence on the network (docs/remote.md,
 // "Nodes"). It publishes actors under names, hands out references to the
 // actors its peers published, and carries messages between them over
-// encrypted links, so that a transactional actor sends to and asks a
-// remote actor exactly as a local one:
+// encrypted links, so that an actor sends to and asks a remote actor
+// exactly as a local one:
 //
 //   tact::net::node net{system, config, tact::net::message_types<kv::put, kv::get, kv::value>{}};
 //   net.publish("kv", store);                       // on db1
 //   tact::tx::actor_ref kv = net.remote("db1", "kv"); // on a client
 //   tact::tx::send(kv, kv::put{"a", 1});
 //   auto v = tact::tx::ask<kv::value>(system, kv, 1s, kv::get{"a"});
+//
+// Classic actors are published and reached through handles (publish and
+// remote<Ms...> below).
 //
 // Part of tact-net (dependency('tact-net')).
 #include <chrono>
@@ -45,8 +48,9 @@ struct node_config {
   // each sends to a peer over a connection it opens itself.
   std::string listen;
   key_pair keys;  // read_key_file
-  // Whom the node talks to: its allow-list (read_allow_list). A peer it
-  // sends to needs an address.
+  // Whom the node talks to: its allow-list (read_allow_list). A peer
+  // listed without an address is reached where its hello says it listens
+  // (see advertise), once that has come.
   std::vector<peer> peers;
   // Bytes of messages waiting for one peer, at most: a send past it fails
   // (the proxy's handler throws, see node::remote), never dropped unsaid.
@@ -76,8 +80,9 @@ struct node_config {
 struct node_stats {
   std::uint64_t sent = 0;      // messages handed to a peer's link
   std::uint64_t received = 0;  // messages delivered to a local actor
-  std::uint64_t undelivered =
-      0;  // sent while their peer was lost, or queued when it was: dropped, customers told
+  // Sent while their peer was lost, or queued when it was: dropped, and
+  // their customers told node_down.
+  std::uint64_t undelivered = 0;
   // ZeroMQ messages that came on a peer's connection older than its
   // newest: dropped, so that what a peer sent before a connection was
   // lost never arrives after what it sent since.
@@ -196,10 +201,8 @@ class TACT_API node {
   requires(detail::classic_wire_message<Ms>&&...) void publish(std::string_view name,
                                                                const handle<Ms...>& actor) {
     if (!actor) throw std::invalid_argument{"tact: an empty handle cannot be published"};
-    std::vector<detail::classic_entry> table;
-    (table.push_back(entry_of<Ms, Ms...>()), ...);
     detail::publish_classic(*core_, name, std::make_shared<const handle<Ms...>>(actor),
-                            std::move(table));
+                            detail::classic_table<Ms...>(*core_));
   }
 
   // A handle to the classic actor `peer` published as `name`, receiving
@@ -214,13 +217,10 @@ class TACT_API node {
   requires(sizeof...(Ms) > 0 &&
            (detail::classic_wire_message<Ms> && ...)) handle<Ms...> remote(std::string_view peer,
                                                                            std::string_view name) {
-    using proxy_type = detail::classic_proxy<Ms...>;
     const std::uint64_t id = detail::name_id(name);
-    const std::size_t index = detail::peer_index(*core_, peer);
-    const auto [types, replies] = proxy_type::indices_of(*core_);
-    auto* proxy = new proxy_type{core_, index, id, types, replies};
-    detail::adopt_proxy(*core_, *proxy);
-    return handle<Ms...>{*proxy};
+    actor* proxy =
+        detail::make_classic_proxy<Ms...>(core_, detail::peer_index(*core_, peer), id, 0);
+    return handle<Ms...>{static_cast<detail::classic_proxy<Ms...>&>(*proxy)};
   }
 
   // A reference to the actor `peer` published under `name`: a local proxy
@@ -263,15 +263,6 @@ class TACT_API node {
 
  private:
   node(actor_system& system, node_config config, std::vector<detail::carried_type> types);
-
-  template <class M, class... Ms>
-  detail::classic_entry entry_of() const {
-    std::uint32_t reply = 0;
-    if constexpr (request_message<M>)
-      reply = detail::carried_index_of<typename M::reply_type>(*core_);
-    return {detail::carried_index_of<detail::wire_of_t<M>>(*core_),
-            &detail::deliver_classic<M, Ms...>, reply};
-  }
 
   std::shared_ptr<detail::node_core> core_;
 };

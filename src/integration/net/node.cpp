@@ -15,9 +15,9 @@ std::uint32_t carried_index(const node_core& core, std::string_view name,
   return core.type_index(name, fingerprint);
 }
 
-void forward_classic(node_core& core, std::size_t peer, std::uint64_t target, std::uint32_t type,
-                     classic_outbound& out) {
-  core.forward_classic(peer, target, type, out);
+void forward_classic(node_core& core, std::size_t peer, std::uint64_t target, std::uint64_t epoch,
+                     std::uint32_t type, classic_outbound& out) {
+  core.forward_classic(peer, target, epoch, type, out);
 }
 
 void answer_remote(const reply_route& route, reply_base::state outcome,

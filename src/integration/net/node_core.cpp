@@ -34,9 +34,9 @@ bool valid_name(std::string_view name) noexcept {
 }
 
 // Exports the actors a message being sent to `p` refers to, under p.lock.
-class node_core::exporter final : public reference_context {
+class node_core::exporter final : public reference_context, public classic_reference_context {
  public:
-  explicit exporter(peer_state& p) noexcept : p_{p} {}
+  exporter(const node_core& core, peer_state& p) noexcept : core_{core}, p_{p} {}
   std::uint64_t export_ref(const tx::actor_ref& actor) override {
     const std::uint64_t id = p_.next_id++;
     made_.push_back(id);  // first: if the table cannot take it, undo() finds nothing to erase
@@ -44,18 +44,40 @@ class node_core::exporter final : public reference_context {
     return id;
   }
   tx::actor_ref import_ref(std::uint64_t) override { return {}; }
+  // One id per classic actor and handle type, while the connection lives.
+  std::uint64_t export_classic(const void* actor, std::shared_ptr<const void> handle,
+                               table_fn table) override {
+    const auto key = std::make_pair(actor, table);
+    if (const auto at = p_.classic_ids.find(key); at != p_.classic_ids.end()) return at->second;
+    auto target =
+        std::make_shared<const classic_target>(classic_target{std::move(handle), table(core_)});
+    const std::uint64_t id = p_.next_id++;
+    made_classic_.push_back(key);
+    p_.classic_ids.emplace(key, id);
+    p_.classic_exports.emplace(id, std::move(target));
+    return id;
+  }
+  actor* import_classic(std::uint64_t, proxy_fn) override { return nullptr; }
   // The message is not sent: the peer never hears of these ids.
   void undo() noexcept {
     for (std::uint64_t id : made_) p_.exports.erase(id);
+    for (const auto& key : made_classic_) {
+      const auto at = p_.classic_ids.find(key);
+      if (at == p_.classic_ids.end()) continue;
+      p_.classic_exports.erase(at->second);
+      p_.classic_ids.erase(at);
+    }
   }
 
  private:
+  const node_core& core_;
   peer_state& p_;
   std::vector<std::uint64_t> made_;
+  std::vector<std::pair<const void*, table_fn>> made_classic_;
 };
 
 // Makes proxies for the actors a message from peer `index` refers to.
-class node_core::importer final : public reference_context {
+class node_core::importer final : public reference_context, public classic_reference_context {
  public:
   importer(node_core& core, std::size_t index, std::uint64_t epoch) noexcept
       : core_{core}, index_{index}, epoch_{epoch} {}
@@ -66,6 +88,24 @@ class node_core::importer final : public reference_context {
   tx::actor_ref import_ref(std::uint64_t id) override {
     if ((id & named_bit) != 0) return {};
     return core_.proxy(index_, id, epoch_);
+  }
+  std::uint64_t export_classic(const void*, std::shared_ptr<const void>, table_fn) override {
+    throw std::logic_error{"tact: a node exports handles only as it sends"};
+  }
+  // One proxy per id: the peer sends one actor, by one handle type, under
+  // an id. An id that comes again with another handle type is refused: its
+  // proxy would be taken for another type.
+  actor* import_classic(std::uint64_t id, proxy_fn make) override {
+    if ((id & named_bit) != 0) return nullptr;
+    peer_state& p = *core_.peers_[index_];
+    std::lock_guard guard{p.lock};
+    if (p.epoch != epoch_) return nullptr;  // lost since: nothing there to reach
+    const auto at = p.classic_imports.find(id);
+    if (at != p.classic_imports.end())
+      return at->second.second == make ? at->second.first : nullptr;
+    actor* proxy = make(core_.shared_from_this(), index_, id, epoch_);
+    p.classic_imports.emplace(id, std::make_pair(proxy, make));
+    return proxy;
   }
 
  private:
@@ -147,6 +187,9 @@ void node_core::stop() noexcept {
       p->state = peer_state::closed;
       held.swap(p->exports);
       asks.swap(p->asks);
+      p->classic_exports.clear();
+      p->classic_ids.clear();
+      p->classic_imports.clear();
       p->monitors.clear();
     }
     // Nothing will answer them now.
@@ -294,7 +337,7 @@ void node_core::send_envelope(peer_state& p, envelope e, Encode&& encode, Sender
                               const std::string& what) {
   // Every actor the message refers to, its customer and the references
   // inside it, becomes reachable by the peer under an id of its own.
-  exporter exports{p};
+  exporter exports{*this, p};
   try {
     {
       const reference_scope scope{exports};
@@ -364,13 +407,13 @@ void node_core::forward(std::size_t peer, std::uint64_t id, std::uint64_t epoch,
       m.describe());
 }
 
-void node_core::forward_classic(std::size_t peer, std::uint64_t target, std::uint32_t type,
-                                classic_outbound& out) {
+void node_core::forward_classic(std::size_t peer, std::uint64_t target, std::uint64_t epoch,
+                                std::uint32_t type, classic_outbound& out) {
   peer_state& p = *peers_[peer];
   std::unique_lock guard{p.lock};
   check_carried(p, type);
   if (out.slot) check_carried(p, out.reply_type);  // its reply must come back
-  if (!reachable(p, 0)) {
+  if (!reachable(p, epoch)) {
     guard.unlock();
     undelivered_.fetch_add(1, std::memory_order_relaxed);
     if (out.slot) out.slot->fail_node_down();
@@ -525,8 +568,10 @@ node_core::ended_epoch node_core::end_epoch(peer_state& p) {
   ++p.epoch;
   p.greeted_in_epoch = false;
   peers_lost_.fetch_add(1, std::memory_order_relaxed);
-  return {true, std::exchange(p.exports, {}), std::exchange(p.asks, {}),
-          std::exchange(p.monitors, {})};
+  p.classic_ids.clear();
+  p.classic_imports.clear();  // their proxies stay, and refuse what is sent to them
+  return {true, std::exchange(p.exports, {}), std::exchange(p.classic_exports, {}),
+          std::exchange(p.asks, {}), std::exchange(p.monitors, {})};
 }
 
 // Outside every lock: tells each actor the peer held, each ask it was to
@@ -634,6 +679,8 @@ bool node_core::deliver(std::size_t index, const envelope& e) {
         return answered(type, e, ask);
       }
       if (const auto at = p.exports.find(e.target); at != p.exports.end()) target = at->second;
+      if (const auto at = p.classic_exports.find(e.target); at != p.classic_exports.end())
+        classic = at->second;
     }
   }
   if (type == not_carried) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -63,8 +64,8 @@ class node_core : public std::enable_shared_from_this<node_core> {
   // name's id; else a reference the peer sent in that epoch).
   tx::actor_ref proxy(std::size_t peer, std::uint64_t id, std::uint64_t epoch);
   void adopt(actor& classic_proxy);
-  void forward_classic(std::size_t peer, std::uint64_t target, std::uint32_t type,
-                       classic_outbound& out);
+  void forward_classic(std::size_t peer, std::uint64_t target, std::uint64_t epoch,
+                       std::uint32_t type, classic_outbound& out);
   void answer(const reply_route& route, reply_base::state outcome, std::vector<std::byte> reply,
               std::string what) noexcept;
 
@@ -115,6 +116,15 @@ class node_core : public std::enable_shared_from_this<node_core> {
     std::vector<std::uint8_t> sendable;         // per type of ours: an on_peer
     // Actors sent to the peer, by the id it knows them by.
     std::unordered_map<std::uint64_t, tx::actor_ref> exports;
+    // Classic actors sent to the peer inside messages (handles), by the
+    // id it knows them by, and that id by actor and handle type.
+    std::unordered_map<std::uint64_t, std::shared_ptr<const classic_target>> classic_exports;
+    std::map<std::pair<const void*, classic_reference_context::table_fn>, std::uint64_t>
+        classic_ids;
+    // Proxies for the classic actors the peer sent, by its id, with what
+    // made them (one handle type per id).
+    std::unordered_map<std::uint64_t, std::pair<actor*, classic_reference_context::proxy_fn>>
+        classic_imports;
     // Classic asks waiting for the peer's answer, by the id it answers.
     std::unordered_map<std::uint64_t, pending_ask> asks;
     std::size_t asks_pruned_at = 64;            // size at which settled asks are swept out next
@@ -129,6 +139,7 @@ class node_core : public std::enable_shared_from_this<node_core> {
   struct ended_epoch {
     bool ended = false;
     std::unordered_map<std::uint64_t, tx::actor_ref> exports;
+    std::unordered_map<std::uint64_t, std::shared_ptr<const classic_target>> classic_exports;
     std::unordered_map<std::uint64_t, pending_ask> asks;
     std::unordered_map<std::uint64_t, monitor_entry> monitors;
   };

@@ -75,11 +75,13 @@ struct classic_outbound {
 };
 
 // Sends `out` to actor `target` of peer `peer` as message type `type`.
-// Throws what a transactional proxy's handler throws (a type the peer does
-// not carry, a full queue); on a lost connection the message is dropped
-// and counted, and a request's slot answers node_down.
+// `epoch` is 0 for a published name, else the epoch of the connection
+// that brought the target's id (see node_core::proxy). Throws what a
+// transactional proxy's handler throws (a type the peer does not carry, a
+// full queue); on a lost connection the message is dropped and counted,
+// and a request's slot answers node_down.
 TACT_API void forward_classic(node_core& core, std::size_t peer, std::uint64_t target,
-                              std::uint32_t type, classic_outbound& out);
+                              std::uint64_t epoch, std::uint32_t type, classic_outbound& out);
 
 // Where the answer to a request from another node goes: actor `target`
 // of `peer`, as type `type`, if the connection it came on still lives.
@@ -169,6 +171,24 @@ struct classic_entry {
   std::uint32_t reply_type = 0;
 };
 
+// The table of a classic actor reached through a handle<Ms...>, by the
+// node's indices of its types (std::invalid_argument if it does not carry
+// one).
+template <class M>
+classic_entry classic_entry_of(const node_core& core) {
+  std::uint32_t reply = 0;
+  if constexpr (request_message<M>) reply = carried_index_of<typename M::reply_type>(core);
+  return {carried_index_of<wire_of_t<M>>(core), nullptr, reply};
+}
+
+template <class... Ms>
+std::vector<classic_entry> classic_table(const node_core& core) {
+  std::vector<classic_entry> table{classic_entry_of<Ms>(core)...};
+  const classic_deliver_fn delivers[] = {&deliver_classic<Ms, Ms...>...};
+  for (std::size_t i = 0; i < table.size(); ++i) table[i].deliver = delivers[i];
+  return table;
+}
+
 TACT_API void publish_classic(node_core& core, std::string_view name,
                               std::shared_ptr<const void> handle, std::vector<classic_entry> table);
 
@@ -194,11 +214,12 @@ class classic_proxy final : public actor, public proxy_receive<classic_proxy<Ms.
   // `types`: the index in the node's message_types of each of Ms; `replies`:
   // of each one's reply type, for requests (see indices_of).
   classic_proxy(const std::shared_ptr<node_core>& core, std::size_t peer, std::uint64_t target,
-                indices types, indices replies)
+                std::uint64_t epoch, indices types, indices replies)
       : actor{system_of(*core)},
         core_{core},
         peer_{peer},
         target_{target},
+        epoch_{epoch},
         types_{types},
         replies_{replies} {}
 
@@ -232,7 +253,7 @@ class classic_proxy final : public actor, public proxy_receive<classic_proxy<Ms.
     try {
       const std::shared_ptr<node_core> core = core_.lock();
       if (!core) throw std::runtime_error{"tact: the node of this remote actor has ended"};
-      forward_classic(*core, peer_, target_, types_[slot], out);
+      forward_classic(*core, peer_, target_, epoch_, types_[slot], out);
     } catch (...) {
       // The asker hears of it; the engine reports it.
       if (out.slot) out.slot->fail(std::current_exception());
@@ -253,8 +274,82 @@ class classic_proxy final : public actor, public proxy_receive<classic_proxy<Ms.
   std::weak_ptr<node_core> core_;
   std::size_t peer_;
   std::uint64_t target_;
+  std::uint64_t epoch_;
   indices types_;
   indices replies_;
+};
+
+// ---- handles inside messages ----
+
+// What a node's reference context also does for classic actors (see
+// reference_context): a handle<Ms...> inside a message crosses as an id,
+// and arrives as a handle to a proxy.
+class classic_reference_context {
+ public:
+  using table_fn = std::vector<classic_entry> (*)(const node_core&);
+  using proxy_fn = actor* (*)(const std::shared_ptr<node_core>& core, std::size_t peer,
+                              std::uint64_t id, std::uint64_t epoch);
+  // The id the peer will know `actor`, reached through `handle` (a
+  // handle's copy) with the deliveries `table` makes, by: one per actor
+  // and handle type for as long as the connection lives.
+  virtual std::uint64_t export_classic(const void* actor, std::shared_ptr<const void> handle,
+                                       table_fn table) = 0;
+  // The proxy for the peer's export `id`, which `make` made the first
+  // time; null if `id` came before with another handle type.
+  virtual actor* import_classic(std::uint64_t id, proxy_fn make) = 0;
+
+ protected:
+  ~classic_reference_context() = default;
+};
+
+template <class... Ms>
+actor* make_classic_proxy(const std::shared_ptr<node_core>& core, std::size_t peer,
+                          std::uint64_t id, std::uint64_t epoch) {
+  using proxy_type = classic_proxy<Ms...>;
+  const auto [types, replies] = proxy_type::indices_of(*core);
+  auto proxy = std::make_unique<proxy_type>(core, peer, id, epoch, types, replies);
+  adopt_proxy(*core, *proxy);
+  return proxy.release();
+}
+
+// A handle to a classic actor crosses only inside a node's message, as a
+// transactional reference does: an id, 0 for an empty handle. The shape
+// names the messages it takes.
+// clang-format off
+template <class... Ms>
+requires(classic_wire_message<Ms> && ...)
+struct codec<handle<Ms...>> {
+  // clang-format on
+  static constexpr std::size_t least = 1;
+  static void shape(std::string& s) {
+    s += "h<";
+    bool first = true;
+    ((s += first ? "" : ",", first = false, codec<wire_of_t<Ms>>::shape(s)), ...);
+    s += '>';
+  }
+  static void encode(wire_writer& w, const handle<Ms...>& h) {
+    if (!h) return w.varint(0);
+    auto* context = dynamic_cast<classic_reference_context*>(current_references());
+    if (context == nullptr)
+      throw std::invalid_argument{"tact: a handle crosses the wire only in a node's message"};
+    w.varint(context->export_classic(h.get(), std::make_shared<const handle<Ms...>>(h),
+                                     &classic_table<Ms...>));
+  }
+  static bool decode(wire_reader& r, handle<Ms...>& h) {
+    std::uint64_t id = 0;
+    if (!r.varint(id)) return false;
+    if (id == 0) {
+      h = {};
+      return true;
+    }
+    auto* context = dynamic_cast<classic_reference_context*>(current_references());
+    if (context == nullptr || !r.allocate(1, codec<tx::actor_ref>::proxy_cost))
+      return r.fail(wire_error::bad_value);
+    actor* proxy = context->import_classic(id, &make_classic_proxy<Ms...>);
+    if (proxy == nullptr) return r.fail(wire_error::bad_value);
+    h = handle<Ms...>{static_cast<classic_proxy<Ms...>&>(*proxy)};
+    return true;
+  }
 };
 
 }  // namespace tact::net::detail
