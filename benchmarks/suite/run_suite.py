@@ -112,19 +112,14 @@ def parse_args(argv):
 
 def suite_order(workloads):
     """The order of the `workloads` list in benchmarks/suite/meson.build
-    (the thesis's order), a variant built in a listed workload's folder
-    (`<workload>_plain`) right after it, then any others by name."""
+    (the thesis's order), then any others (the remote workloads) by name."""
     listed = []
     build_file = Path(__file__).with_name("meson.build")
     m = re.search(r"workloads\s*=\s*\[(.*?)\]", build_file.read_text(), re.S)
     if m:
         listed = re.findall(r"'([^']+)'", m.group(1))
     rank = {w: i for i, w in enumerate(listed)}
-
-    def place(w):
-        base = max((l for l in listed if w == l or w.startswith(l + "_")), key=len, default=None)
-        return (rank[base] if base is not None else len(rank), w)
-    return sorted(workloads, key=place)
+    return sorted(workloads, key=lambda w: (rank.get(w, len(rank)), w))
 
 
 def discover(build_dir):
