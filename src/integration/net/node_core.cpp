@@ -87,7 +87,11 @@ class node_core::importer final : public reference_context, public classic_refer
   // Ids the peer gave are below named_bit (which marks our own names).
   tx::actor_ref import_ref(std::uint64_t id) override {
     if ((id & named_bit) != 0) return {};
-    return core_.proxy(index_, id, epoch_);
+    try {
+      return core_.proxy(index_, id, epoch_);
+    } catch (...) {
+      return {};  // refused, as above
+    }
   }
   std::uint64_t export_classic(const void*, std::shared_ptr<const void>, table_fn) override {
     throw std::logic_error{"tact: a node exports handles only as it sends"};
@@ -103,9 +107,15 @@ class node_core::importer final : public reference_context, public classic_refer
     const auto at = p.classic_imports.find(id);
     if (at != p.classic_imports.end())
       return at->second.second == make ? at->second.first : nullptr;
-    actor* proxy = make(core_.shared_from_this(), index_, id, epoch_);
-    p.classic_imports.emplace(id, std::make_pair(proxy, make));
-    return proxy;
+    // Decoding never throws: a handle whose messages this node does not
+    // carry is refused like any bad value.
+    try {
+      actor* proxy = make(core_.shared_from_this(), index_, id, epoch_);
+      p.classic_imports.emplace(id, std::make_pair(proxy, make));
+      return proxy;
+    } catch (...) {
+      return nullptr;
+    }
   }
 
  private:
