@@ -303,3 +303,32 @@ TEST_CASE("a handle inside a classic message arrives as a working handle") {
   alpha_system.stop();
   beta_system.stop();
 }
+
+// The receiving node cannot make a proxy for a handle whose messages it
+// does not carry: the message is refused as malformed (before, making the
+// proxy threw inside the decoder, which must not throw, and the process
+// ended).
+TEST_CASE("a handle whose messages the receiving node does not carry is refused, not fatal") {
+  const pair_config config;
+  tact::actor_system alpha_system{two_workers()};
+  tact::actor_system beta_system{two_workers()};
+  publisher news{alpha_system, 1};
+  reader r{beta_system};
+  {
+    net::node alpha{alpha_system, config.alpha(), net::message_types<subscribe>{}};
+    alpha.publish("news", tact::handle<subscribe>{news});
+    net::node beta{beta_system, config.beta(), with_handles{}};
+    subscribe s;
+    s.topic = "rain";
+    s.subscriber = r;
+    beta.remote<subscribe>("alpha", "news") | s;
+    REQUIRE(eventually([&] { return alpha.stats().malformed >= 1; }));
+    CHECK(alpha.stats().malformed == 1);  // once: the link counts what the node refuses
+    alpha_system.await_quiescence();
+    CHECK(r.total.load() == 0);
+  }
+  news | tact::finished_msg;
+  r | tact::finished_msg;
+  alpha_system.stop();
+  beta_system.stop();
+}

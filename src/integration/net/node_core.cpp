@@ -228,7 +228,9 @@ node_stats node_core::stats() const noexcept {
           .stale = link.stale,
           .unknown_targets = unknown_targets_.load(std::memory_order_relaxed),
           .unknown_types = unknown_types_.load(std::memory_order_relaxed),
-          .malformed = malformed_.load(std::memory_order_relaxed) + link.malformed,
+          // The link counts each frame this node refuses (on_frame's false),
+          // and each message that is not whole frames.
+          .malformed = link.malformed,
           .peers_lost = peers_lost_.load(std::memory_order_relaxed),
           .refused_clients = link.refused,
           .cut_offs = link.cut_offs};
@@ -603,7 +605,6 @@ bool node_core::on_frame(std::string_view name, std::span<const std::byte> bytes
   const std::size_t index = find(name);
   frame f;
   if (decode_frame(bytes, f) != wire_error::none) {
-    malformed_.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
   if (auto* h = std::get_if<hello>(&f)) {
@@ -714,7 +715,6 @@ bool node_core::deliver(std::size_t index, const envelope& e) {
     return true;
   }
   if ((e.sender & named_bit) != 0) {
-    malformed_.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
   importer imports{*this, index, epoch};
@@ -729,7 +729,6 @@ bool node_core::deliver(std::size_t index, const envelope& e) {
     result = types_[type].deliver(e.payload, target, std::move(customer));
   }
   if (result != wire_error::none) {
-    malformed_.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
   received_.fetch_add(1, std::memory_order_relaxed);
@@ -739,7 +738,6 @@ bool node_core::deliver(std::size_t index, const envelope& e) {
 // The answer to a classic ask of ours.
 bool node_core::answered(std::uint32_t type, const envelope& e, pending_ask& ask) {
   if (type != ask.reply_type || !ask.answer(*ask.slot, e.payload)) {
-    malformed_.fetch_add(1, std::memory_order_relaxed);
     ask.slot->fail_unanswered();
     return false;
   }

@@ -216,7 +216,7 @@ class node_core : public std::enable_shared_from_this<node_core> {
   std::vector<actor*> proxies_;  // classic proxies, deleted at stop; guarded by proxies_lock_
 
   std::atomic<std::uint64_t> sent_{0}, received_{0}, undelivered_{0}, unknown_targets_{0},
-      unknown_types_{0}, malformed_{0}, peers_lost_{0};
+      unknown_types_{0}, peers_lost_{0};
 
   std::unique_ptr<secure_link> link_;
 };
