@@ -3,9 +3,10 @@
 // node_down by the heartbeats alone, the nodes connect again once the
 // partition heals, and the messages of one sender arrive at most once and
 // in order throughout, including what the connections made before the
-// partition still held when it healed.
+// partition still held when it healed. And under random packet loss, the
+// same sender's messages arrive once each, in order.
 //
-// It needs root: the scenario runs in a child process, in a network
+// It needs root: each scenario runs in a child process, in a network
 // namespace of its own (nothing outside it is touched). Without root,
 // `ip` or iptables, the program exits with status 77: meson's "skipped".
 #include <catch2/catch.hpp>
@@ -102,17 +103,19 @@ int report_fd = -1;          // the child's end of the pipe to the parent
 }
 
 net::node_config config(const std::string& at, const net::key_pair& keys, const char* peer,
-                        const net::key_pair& peer_keys, const std::string& peer_at) {
-  // Short heartbeats: the partition is seen within about half a second.
+                        const net::key_pair& peer_keys, const std::string& peer_at,
+                        std::chrono::milliseconds silence = 500ms) {
+  // Short heartbeats: a partition is seen within about `silence`.
   return {.listen = at,
           .keys = keys,
           .peers = {{peer, peer_keys.public_key, peer_at}},
           .heartbeat = 100ms,
-          .heartbeat_timeout = 500ms};
+          .heartbeat_timeout = silence};
 }
 
-// In the child: sets up the namespace, then runs the scenario in it.
-[[noreturn]] void partitioned() {
+// In the child: a network namespace of its own, with loopback up; returns
+// the iptables command that works there (or ends the child as skipped).
+std::string private_network() {
   if (::unshare(CLONE_NEWNET) != 0)
     finish(skipped, std::string{"unshare(CLONE_NEWNET): "} + std::strerror(errno) +
                         " (needs root or CAP_SYS_ADMIN)");
@@ -133,13 +136,18 @@ net::node_config config(const std::string& at, const net::key_pair& keys, const 
         firewall(tool, "-A", old_cut) && firewall(tool, "-D", old_cut))
       iptables = tool;
   if (iptables.empty()) finish(skipped, "neither iptables nor iptables-legacy works");
+  return iptables;
+}
 
+// Alpha's address and beta's: any port is free in a namespace this new.
+const std::string alpha_at = "tcp://127.0.0.2:7001", beta_at = "tcp://127.0.0.3:7001";
+
+// In the child, in the namespace: the partition and its healing.
+[[noreturn]] void partitioned(const std::string& iptables) {
   std::string failures;  // every check that failed, for the parent
   const auto check = [&](bool ok, const std::string& what) {
     if (!ok) failures += (failures.empty() ? "" : "; ") + what;
   };
-  // Any port is free in a namespace this new.
-  const std::string alpha_at = "tcp://127.0.0.2:7001", beta_at = "tcp://127.0.0.3:7001";
   const net::key_pair alpha_keys = net::generate_key_pair(), beta_keys = net::generate_key_pair();
   // What the sink recorded, in storage made beforehand; it outlives the systems.
   constexpr std::uint32_t total = 2'000, before = 500, during = 1'000;
@@ -252,9 +260,72 @@ net::node_config config(const std::string& at, const net::key_pair& keys, const 
   finish(failures.empty() ? 0 : 1, failures.empty() ? seen : failures + " (" + seen + ")");
 }
 
-}  // namespace
+// In the child, in the namespace: a tenth of the packets between the two
+// nodes dropped at random while one sender sends numbered messages. TCP
+// resends what is lost, so while the connection lives (a heartbeat
+// timeout longer than TCP's retries) every message arrives, once, in
+// order; if it did not live, they still arrive at most once, in order.
+[[noreturn]] void lossy(const std::string& iptables) {
+  const std::vector<std::string> loss{
+      "INPUT -s 127.0.0.3 -d 127.0.0.2 -m statistic --mode random --probability 0.1 -j DROP",
+      "INPUT -s 127.0.0.2 -d 127.0.0.3 -m statistic --mode random --probability 0.1 -j DROP"};
+  if (!firewall(iptables, "-A", loss) || !firewall(iptables, "-D", loss))
+    finish(skipped, "the statistic match of " + iptables + " does not work");
+  const net::key_pair alpha_keys = net::generate_key_pair(), beta_keys = net::generate_key_pair();
+  constexpr std::uint32_t total = 5'000, burst = 100;
+  std::vector<std::uint32_t> recorded;
+  recorded.reserve(total);
+  std::atomic<std::uint32_t> last{0};
+  tact::actor_system alpha_system{tact::system_config{.workers = 2}},
+      beta_system{tact::system_config{.workers = 2}};
+  net::node alpha{alpha_system, config(alpha_at, alpha_keys, "beta", beta_keys, beta_at, 10s),
+                  carried{}};
+  alpha.publish("kv", tx::spawn(alpha_system, store(7), tx::mode::serialized));
+  alpha.publish("sink", tx::spawn(alpha_system, {[&](const numbered& n) {
+                                    recorded.push_back(n.seq);
+                                    last.store(n.seq);
+                                  }},
+                                  tx::mode::serialized));
+  net::node beta{beta_system, config(beta_at, beta_keys, "alpha", alpha_keys, alpha_at, 10s),
+                 carried{}};
+  const tx::actor_ref kv = beta.remote("alpha", "kv"), sink = beta.remote("alpha", "sink");
+  const auto answered = [&](auto deadline) {
+    const auto a = tx::ask<value>(beta_system, kv, deadline, get{"a"});
+    return a.has_value() && a->v == 7;
+  };
+  if (!answered(60s)) finish(1, "the store did not answer before the loss");
+  if (!firewall(iptables, "-A", loss)) finish(1, "adding the loss failed");
+  // Bursts, each followed by an ask: the sender keeps pace with the lossy
+  // connection instead of queueing everything at once.
+  for (std::uint32_t seq = 0; seq < total;) {
+    for (const std::uint32_t end = seq + burst; seq < end; ++seq) tx::send(sink, numbered{seq});
+    static_cast<void>(answered(60s));
+  }
+  if (!firewall(iptables, "-D", loss)) finish(1, "removing the loss failed");
+  // The last message has come, or was lost with a connection.
+  const bool lived = beta.stats().peers_lost == 0;
+  if (!eventually([&] { return answered(1s); }))
+    finish(1, "the store did not answer after the loss");
+  if (lived && !eventually([&] { return last.load() == total - 1; }))
+    finish(1, "the last message never came");
+  alpha_system.await_quiescence();
+  std::uint32_t out_of_order = 0;
+  for (std::size_t i = 1; i < recorded.size(); ++i) out_of_order += recorded[i] <= recorded[i - 1];
+  const std::string seen = "with " + iptables + ": " + std::to_string(recorded.size()) + " of " +
+                           std::to_string(total) + " recorded, connections lost " +
+                           std::to_string(beta.stats().peers_lost);
+  if (out_of_order != 0)
+    finish(1, std::to_string(out_of_order) + " out of order or repeated (" + seen + ")");
+  if (lived && recorded.size() != total)
+    finish(1, "a message was lost while its connection lived (" + seen + ")");
+  if (alpha.stats().malformed != 0) finish(1, "malformed frames (" + seen + ")");
+  finish(0, seen);
+}
 
-TEST_CASE("a partition ends pending asks with node_down, heals, and loses no order") {
+// Runs `scenario` in a child process, in a network namespace of its own,
+// and reports what it found; exits as skipped if the child could not make
+// the namespace.
+void in_private_network(void (*scenario)(const std::string& iptables)) {
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
   const pid_t child = ::fork();
@@ -264,10 +335,11 @@ TEST_CASE("a partition ends pending asks with node_down, heals, and loses no ord
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // not left behind if the test is killed
     report_fd = fds[1];
     try {
-      partitioned();
+      scenario(private_network());
     } catch (const std::exception& e) {
       finish(1, std::string{"the scenario threw: "} + e.what());
     }
+    finish(1, "the scenario returned");
   }
   ::close(fds[1]);
   std::string line;
@@ -283,4 +355,14 @@ TEST_CASE("a partition ends pending asks with node_down, heals, and loses no ord
   INFO("the child: " << line);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("a partition ends pending asks with node_down, heals, and loses no order") {
+  in_private_network(&partitioned);
+}
+
+TEST_CASE("under packet loss, one sender's messages arrive once each, in order") {
+  in_private_network(&lossy);
 }
