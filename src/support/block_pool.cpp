@@ -27,10 +27,6 @@
 namespace tact::detail {
 namespace {
 
-constexpr std::size_t granule = 16;
-constexpr std::size_t size_classes = 16;  // blocks of 16, 32, ..., 256 bytes
-constexpr std::uint32_t keep = 256;
-
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(hwaddress_sanitizer)
 #define TACT_HEAP_CHECKED 1
@@ -42,20 +38,9 @@ constexpr bool pooled = false;
 constexpr bool pooled = true;
 #endif
 
-struct loose_block {
-  loose_block* next;
-};
-
-struct free_list {
-  loose_block* head = nullptr;
-  std::uint32_t count = 0;
-  std::uint32_t limit = 0;  // keep, once the thread's clean-up is registered
-};
+constexpr std::uint32_t keep = 256;
 
 enum class thread_state : std::uint8_t { unregistered, registered, exited };
-
-// Trivially destructible, so reaching it costs no initialization check.
-constinit thread_local std::array<free_list, size_classes> lists{};
 constinit thread_local thread_state state = thread_state::unregistered;
 
 // Gives the thread's blocks back to the heap when it exits.
@@ -63,8 +48,8 @@ struct janitor {
   bool armed = false;
   ~janitor() {
     state = thread_state::exited;
-    for (free_list& l : lists) {
-      while (l.head != nullptr) ::operator delete(std::exchange(l.head, l.head->next));
+    for (block_list& l : block_lists) {
+      while (l.head != nullptr) ::operator delete(std::exchange(l.head, *static_cast<void**>(l.head)));
       l.count = 0;
       l.limit = 0;
     }
@@ -72,49 +57,43 @@ struct janitor {
 };
 thread_local janitor exit_cleanup;
 
-// The size class of a block of `size` bytes (size > 0); size_classes or
+// The size class of a block of `size` bytes (size > 0); block_classes or
 // more if it is too large to pool.
-std::size_t class_of(std::size_t size) noexcept { return (size - 1) / granule; }
+std::size_t class_of(std::size_t size) noexcept { return (size - 1) / block_granule; }
+
+}  // namespace
+
+constinit thread_local block_list block_lists[block_classes]{};
+
+// The list of the block's size was empty, or it is too large to pool.
+void* allocate_block_slowly(std::size_t size) {
+  const std::size_t c = class_of(size);
+  if (c >= block_classes) return ::operator new(size);
+  return ::operator new((c + 1) * block_granule);
+}
 
 // A free that found its list at its limit: full, or not yet open because
 // the thread has no clean-up registered (its first free registers it,
 // which is what touching a thread_local with a destructor does), or closed
 // because the thread is exiting (a later thread-local destructor freeing a
-// block).
-[[gnu::noinline]] void free_slowly(free_list& l, void* block) noexcept {
+// block), or never open (nothing pooled); or a block too large to pool.
+void free_block_slowly(void* block, std::size_t size) noexcept {
+  const std::size_t c = class_of(size);
+  if (!pooled || c >= block_classes) return ::operator delete(block);
   if (state == thread_state::unregistered) {
     exit_cleanup.armed = true;
     state = thread_state::registered;
-    for (free_list& each : lists) each.limit = keep;
+    for (block_list& each : block_lists) each.limit = keep;
   }
+  block_list& l = block_lists[c];
   if (l.count >= l.limit) return ::operator delete(block);
   ++l.count;
-  l.head = ::new (block) loose_block{l.head};
-}
-
-}  // namespace
-
-void* allocate_block(std::size_t size) {
-  const std::size_t c = class_of(size);
-  if (!pooled || c >= size_classes) return ::operator new(size);
-  free_list& l = lists[c];
-  if (l.head == nullptr) return ::operator new((c + 1) * granule);
-  --l.count;
-  return std::exchange(l.head, l.head->next);
-}
-
-void free_block(void* block, std::size_t size) noexcept {
-  const std::size_t c = class_of(size);
-  if (!pooled || c >= size_classes) return ::operator delete(block);
-  free_list& l = lists[c];
-  if (l.count >= l.limit) [[unlikely]] return free_slowly(l, block);
-  ++l.count;
-  l.head = ::new (block) loose_block{l.head};
+  l.head = ::new (block) void*{l.head};
 }
 
 std::size_t kept_blocks(std::size_t size) noexcept {
   const std::size_t c = class_of(size);
-  return pooled && c < size_classes ? lists[c].count : 0;
+  return pooled && c < block_classes ? block_lists[c].count : 0;
 }
 
 std::size_t block_keep_limit() noexcept { return pooled ? keep : 0; }

@@ -46,6 +46,8 @@ namespace tact::detail::tx {
 using tact::tx::message;
 using tact::tx::message_access;
 
+constinit thread_local staging* staged = nullptr;
+
 namespace {
 
 // The actions of one commit of a parallel actor, waiting for their turn
@@ -62,21 +64,10 @@ struct action_batch {
   bool replaced = false;  // `ran` was unlinked by this commit's become
 };
 
-// What one running handler has staged. Lives on the worker's stack.
-//
-// A staged send to the running actor itself borrows the reference to it
-// that the message being handled holds, instead of taking one of its own:
-// a countdown that re-sends to itself then pays no atomic increment and
-// decrement per message. A commit settles the loan (the handled message
-// gives its reference up, see commit_sends); a discard returns it (the
-// send takes a reference of its own, then is destroyed with it).
-struct transaction {
-  cell* actor;
-  const ::tact::tx::actor_ref* self;
+// What one running handler has staged (the sends in its staging, see
+// tx_core.hpp). Lives on the worker's stack.
+struct transaction : staging {
   const message* handled;
-  message* first = nullptr;      // staged sends, in order
-  message** last = &first;
-  bool borrowed = false;           // a staged send holds the handled message's reference
   message* dropped = nullptr;      // sends a stopping system refused, freed after the commit
   // A bounded receiver the commit found full, retained: the actor waits
   // for room in it once the commit is over (see wait_after_commit).
@@ -88,15 +79,9 @@ struct transaction {
   // since nothing may fail once the commit has begun.
   std::unique_ptr<action_batch> batch{};
 
-  void stage(message* m, cell* to) noexcept {
-    if (to == actor && !borrowed)
-      borrowed = true;
-    else
-      retain(to);
-    message_access::address(*m, to);
-    *last = m;
-    last = &message_access::next(*m);
-  }
+  transaction(cell* a, const ::tact::tx::actor_ref* s, const message* h) noexcept
+      : staging{a, s}, handled{h} {}
+
   // What was staged when a savepoint was taken (see run_in_savepoint). The
   // become staged then is set aside, so that one staged after the mark
   // can be undone without losing it.
@@ -136,17 +121,16 @@ struct transaction {
   }
 };
 
-// The transaction whose handler runs on this thread, if any: a send,
-// become or create there is staged in it.
-constinit thread_local transaction* current = nullptr;
+// The transaction whose handler runs on this thread, if any (see staged).
+transaction* running_transaction() noexcept { return static_cast<transaction*>(staged); }
 
 // Names `tx` as the current transaction while a handler runs. The commit,
 // the discard and the on_commit actions run after it: their sends are
 // immediate.
 class in_handler {
  public:
-  explicit in_handler(transaction& tx) noexcept { current = &tx; }
-  ~in_handler() { current = nullptr; }
+  explicit in_handler(transaction& tx) noexcept { staged = &tx; }
+  ~in_handler() { staged = nullptr; }
   in_handler(const in_handler&) = delete;
   in_handler& operator=(const in_handler&) = delete;
 };
@@ -217,7 +201,8 @@ void refuse(executor& ex) noexcept {
 // postponed_sends), so nothing overtakes them. A sender that can be told
 // (`may_throw`: a send from outside any handler) gets std::bad_alloc
 // instead, m freed, as long as nothing waits: it sent nothing.
-bool post(message* m, runner* running, bool first, bool parallel = false, bool may_throw = false) {
+[[gnu::always_inline]] inline bool post(message* m, runner* running, bool first,
+                                        bool parallel = false, bool may_throw = false) {
   domain& d = *message_access::target(*m).cell()->dom;
   if (!d.postponed().any()) [[likely]] {
     const post_outcome outcome = queue_now(m, running, first, parallel);
@@ -248,7 +233,8 @@ bool post(message* m, runner* running, bool first, bool parallel = false, bool m
 //
 // Nothing here needs memory: a send whose queue cannot grow waits with the
 // domain's postponed sends (see post()).
-void commit_sends(transaction& tx, runner& w, message& handled) noexcept {
+[[gnu::always_inline]] inline void commit_sends(transaction& tx, runner& w,
+                                                message& handled) noexcept {
   if (tx.borrowed && !tx.actions.empty()) {
     retain(tx.actor);
     tx.borrowed = false;
@@ -600,16 +586,12 @@ void destroy(cell* c) noexcept {
   if constexpr (build::checks) domain::let_go(d);
 }
 
-void send(message* m, cell* to) {
+void send_now(message* m, cell* to) {
   if (to == nullptr) [[unlikely]] {
     // An empty reference names no system: count it in the one this code
     // runs in (a behaviour's, else the process default), if any.
     if (executor* ex = ambient_executor()) domain_of(system_of(*ex)).count_dropped();
     message_access::destroy(m);
-    return;
-  }
-  if (current != nullptr) {
-    current->stage(m, to);
     return;
   }
   retain(to);
@@ -623,7 +605,7 @@ void send(message* m, cell* to) {
 void note_request(message& m) noexcept {
   const ::tact::tx::actor_ref* customer = m.customer();
   if (customer == nullptr || !*customer) return;
-  if (current != nullptr) {
+  if (const transaction* current = running_transaction(); current != nullptr) {
     const ::tact::tx::actor_ref* handled = current->handled->customer();
     if (handled != nullptr && handled->cell() == customer->cell()) return;
   }
@@ -631,6 +613,7 @@ void note_request(message& m) noexcept {
 }
 
 void become(behaviour_base* b) {
+  transaction* const current = running_transaction();
   if (b == nullptr) throw std::invalid_argument{"tact: tx::become with a moved-from behaviour"};
   if (current == nullptr) {
     b->release();
@@ -646,8 +629,8 @@ cell* create(behaviour_base* b, bool serialized, actor_system* system, std::uint
   domain* d = nullptr;
   if (system != nullptr)
     d = &domain_of(*system);
-  else if (current != nullptr)
-    d = current->actor->dom;
+  else if (staged != nullptr)
+    d = staged->actor->dom;
   if (d == nullptr) {
     b->release();
     throw std::logic_error{
@@ -672,8 +655,6 @@ cell* create(behaviour_base* b, bool serialized, actor_system* system, std::uint
   c->slot.store(reinterpret_cast<std::uintptr_t>(b), std::memory_order_relaxed);
   return c;
 }
-
-const ::tact::tx::actor_ref* self() noexcept { return current != nullptr ? current->self : nullptr; }
 
 // Where a timer or a widget for `c` starts: with checks, an actor_ref that
 // outlived its system is caught here.
@@ -738,6 +719,7 @@ void run_here(message* m, cell* to) noexcept {
 }
 
 void on_commit(std::function<void()> action) {
+  transaction* const current = running_transaction();
   if (current == nullptr)
     throw std::logic_error{"tact: tx::on_commit called outside a transactional handler"};
   if (!current->actor->exclusive && current->batch == nullptr)
@@ -746,9 +728,9 @@ void on_commit(std::function<void()> action) {
 }
 
 void run_in_savepoint(const std::function<void()>& body) {
-  if (current == nullptr)
+  if (staged == nullptr)
     throw std::logic_error{"tact: a savepoint taken outside a transactional handler"};
-  transaction& tx = *current;
+  transaction& tx = *running_transaction();
   const transaction::mark m = tx.take_mark();
   try {
     body();

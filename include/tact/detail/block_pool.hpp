@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <new>
 
 #include <tact/export.hpp>
 
@@ -12,12 +14,57 @@ namespace tact::detail {
 // free a block any thread allocated; it joins the freeing thread's cache,
 // which keeps at most block_keep_limit() blocks per size and gives the
 // rest to the heap. Aligned as operator new(size) is.
-TACT_API void* allocate_block(std::size_t size);
-TACT_API void free_block(void* block, std::size_t size) noexcept;
+inline void* allocate_block(std::size_t size);
+inline void free_block(void* block, std::size_t size) noexcept;
 // For tests: how many blocks of `size` bytes the calling thread keeps for
 // reuse, and the most it keeps per size (0: every block goes to the heap,
 // as under AddressSanitizer).
 TACT_API std::size_t kept_blocks(std::size_t size) noexcept;
 TACT_API std::size_t block_keep_limit() noexcept;
+
+// ---- the cache itself (block_pool.cpp); the common cases inline ----
+
+// One size's free blocks on one thread, each holding the next's address.
+struct block_list {
+  void* head = nullptr;
+  std::uint32_t count = 0;
+  // The most it keeps: 0 until the thread has registered its clean-up
+  // (its first free does), and always 0 where nothing is pooled, so that
+  // every block then takes the slow path to the heap.
+  std::uint32_t limit = 0;
+};
+inline constexpr std::size_t block_granule = 16;
+inline constexpr std::size_t block_classes = 16;  // blocks of 16, 32, ..., 256 bytes
+// Trivially destructible, so reaching it costs no initialization check.
+TACT_API extern constinit thread_local block_list block_lists[block_classes];
+
+TACT_API void* allocate_block_slowly(std::size_t size);
+TACT_API void free_block_slowly(void* block, std::size_t size) noexcept;
+
+// A pop or a push on the thread's list of the block's size, when it has
+// one to give or room to keep one.
+inline void* allocate_block(std::size_t size) {
+  if (const std::size_t c = (size - 1) / block_granule; c < block_classes) {
+    block_list& l = block_lists[c];
+    if (void* const block = l.head; block != nullptr) {
+      l.head = *static_cast<void**>(block);
+      --l.count;
+      return block;
+    }
+  }
+  return allocate_block_slowly(size);
+}
+
+inline void free_block(void* block, std::size_t size) noexcept {
+  if (const std::size_t c = (size - 1) / block_granule; c < block_classes) {
+    block_list& l = block_lists[c];
+    if (l.count < l.limit) {
+      l.head = ::new (block) void*{l.head};
+      ++l.count;
+      return;
+    }
+  }
+  free_block_slowly(block, size);
+}
 
 }  // namespace tact::detail

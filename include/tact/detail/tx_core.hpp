@@ -127,10 +127,43 @@ inline void release(cell* c) noexcept {
   if (c->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy(c);
 }
 
+// What a running handler has staged so far, the part a send reaches inline
+// (the rest of the transaction is dispatch.cpp's). Lives on the worker's
+// stack while the handler runs.
+//
+// A staged send to the running actor itself borrows the reference to it
+// that the message being handled holds, instead of taking one of its own:
+// a countdown that re-sends to itself then pays no atomic increment and
+// decrement per message. A commit settles the loan (the handled message
+// gives its reference up); a discard returns it (the send takes a
+// reference of its own, then is destroyed with it).
+struct staging {
+  cell* actor;
+  const ::tact::tx::actor_ref* self;
+  ::tact::tx::message* first = nullptr;  // staged sends, in order
+  ::tact::tx::message** last = &first;
+  bool borrowed = false;  // a staged send holds the handled message's reference
+
+  staging(cell* a, const ::tact::tx::actor_ref* s) noexcept : actor{a}, self{s} {}
+  staging(const staging&) = delete;
+  staging& operator=(const staging&) = delete;
+
+  // Addresses m to `to` (not null) and appends it to the staged sends.
+  inline void stage(::tact::tx::message* m, cell* to) noexcept;
+};
+
+// The handler running on this thread, if any: a send, become or create
+// there is staged in it. Only the library sets it.
+TACT_API extern constinit thread_local staging* staged;
+
 // Addresses a message built by tx::send to `to` (which may be null), then
-// delivers or stages it; takes ownership of it. Throws std::bad_alloc only
-// when a queue cannot grow (m is freed).
-TACT_API void send(::tact::tx::message* m, cell* to);
+// stages it in the running handler (inline: the common case) or delivers
+// it (send_now); takes ownership of it. Defined in tx/message.hpp.
+inline void send(::tact::tx::message* m, cell* to);
+// The same outside a handler, or to an empty reference (dropped and
+// counted). Throws std::bad_alloc only when a queue cannot grow (m is
+// freed).
+TACT_API void send_now(::tact::tx::message* m, cell* to);
 
 // Marks m, which names a customer first, as that customer's request (see
 // message::request_), unless a handler is passing on the customer of the
@@ -149,7 +182,9 @@ TACT_API cell* create(behaviour_base* b, bool serialized, actor_system* system,
 // Stage an action; std::logic_error outside a handler.
 TACT_API void on_commit(std::function<void()> action);
 // The running handler's actor, or nullptr outside a handler.
-TACT_API const ::tact::tx::actor_ref* self() noexcept;
+inline const ::tact::tx::actor_ref* self() noexcept {
+  return staged != nullptr ? staged->self : nullptr;
+}
 
 // The system an actor belongs to. With checks on, aborts if it has been
 // destroyed (a timer or a widget for an actor_ref that outlived it).

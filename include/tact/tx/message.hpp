@@ -199,3 +199,22 @@ struct message_access {
 };
 
 }  // namespace tact::tx
+
+inline void tact::detail::tx::staging::stage(::tact::tx::message* m, cell* to) noexcept {
+  using ::tact::tx::message_access;
+  if (to == actor && !borrowed)
+    borrowed = true;
+  else
+    retain(to);
+  message_access::address(*m, to);
+  *last = m;
+  last = &message_access::next(*m);
+}
+
+inline void tact::detail::tx::send(::tact::tx::message* m, cell* to) {
+  if (staging* const s = staged; s != nullptr && to != nullptr) {
+    s->stage(m, to);
+    return;
+  }
+  send_now(m, to);
+}
