@@ -487,3 +487,120 @@ TEST_CASE("a transactional handler's remote sends leave only if it commits") {
   for (std::uint32_t i = 0; i < 50; ++i) CHECK(arrived[i] == 2 * i);
   CHECK(beta.stats().sent == 50 + 1);
 }
+
+// A connection idle for idle_after closes; the next message opens a new
+// one. Retiring ends nothing: no ask fails, no monitor is told, and a
+// reference exchanged before works after.
+TEST_CASE("an idle connection retires, and the next message reopens it with nothing void") {
+  const pair_config config;
+  tact::actor_system alpha_system{two_workers()};
+  tact::actor_system beta_system{two_workers()};
+  static std::atomic<std::uint32_t> in_order{0}, wrong{0};
+  in_order = 0;
+  wrong = 0;
+  net::node_config alpha_config = config.alpha(), beta_config = config.beta();
+  alpha_config.idle_after = beta_config.idle_after = 200ms;
+  net::node alpha{alpha_system, alpha_config, with_refs{}};
+  alpha.publish("kv", tx::spawn(alpha_system, store(5), tx::mode::serialized));
+  // Holds the subscriber it is sent, and sends it one notice per put.
+  struct announcer {
+    static tx::behaviour with(std::optional<tx::actor_ref> subscriber, std::uint32_t sent) {
+      return {[](const subscribe& s) { tx::become(with(s.subscriber, 0)); },
+              [subscriber, sent](const put&) {
+                if (subscriber) tx::send(*subscriber, notice{"news", sent});
+                tx::become(with(subscriber, sent + 1));
+              }};
+    }
+  };
+  alpha.publish("news", tx::spawn(alpha_system, announcer::with({}, 0), tx::mode::serialized));
+  net::node beta{beta_system, beta_config, with_refs{}};
+  const tx::actor_ref kv = beta.remote("alpha", "kv"), news = beta.remote("alpha", "news");
+  const tx::actor_ref reader = tx::spawn(beta_system, {[](const notice& n) {
+                                           if (n.seq != in_order.load()) wrong.fetch_add(1);
+                                           in_order.fetch_add(1);
+                                         }},
+                                         tx::mode::serialized);
+  REQUIRE(tx::ask<value>(beta_system, kv, 60s, get{"a"}).has_value());
+  tx::send(news, subscribe{"news", reader});
+  tx::send(news, put{"a", 1});
+  REQUIRE(eventually([] { return in_order.load() == 1; }));
+
+  // alpha holds beta's reader (a reference beta sent), which needs no
+  // heartbeats: alpha's connection to beta retires. beta waits for nothing
+  // of alpha's (the ask's customer was released when answered), but it
+  // exported the reader: its connection to alpha stays, so that alpha's
+  // loss would reach the actors alpha holds.
+  REQUIRE(eventually([&] { return alpha.stats().retired >= 1; }));
+  CHECK(beta.stats().retired == 0);
+
+  // The reference alpha holds works on a new connection, in order.
+  for (std::int64_t i = 2; i <= 50; ++i) tx::send(news, put{"a", i});
+  REQUIRE(eventually([] { return in_order.load() == 50; }));
+  CHECK(wrong.load() == 0);
+  // And an ask from alpha to beta opens its connection in turn.
+  beta.publish("kv", tx::spawn(beta_system, store(7), tx::mode::serialized));
+  const auto back = tx::ask<value>(alpha_system, alpha.remote("beta", "kv"), 60s, get{"a"});
+  REQUIRE(back.has_value());
+  CHECK(back->v == 7);
+  CHECK(alpha.stats().peers_lost == 0);
+  CHECK(beta.stats().peers_lost == 0);
+  CHECK(alpha.stats().undelivered == 0);
+  CHECK(beta.stats().undelivered == 0);
+}
+
+TEST_CASE("connections whose ends wait for nothing retire both ways, and a monitor keeps one") {
+  const pair_config config;
+  tact::actor_system alpha_system{two_workers()};
+  tact::actor_system beta_system{two_workers()};
+  net::node_config alpha_config = config.alpha(), beta_config = config.beta();
+  alpha_config.idle_after = beta_config.idle_after = 200ms;
+  net::node alpha{alpha_system, alpha_config, carried{}};
+  alpha.publish("kv", tx::spawn(alpha_system, store(5), tx::mode::serialized));
+  auto beta = std::make_unique<net::node>(beta_system, beta_config, carried{});
+  const tx::actor_ref kv = beta->remote("alpha", "kv");
+  REQUIRE(tx::ask<value>(beta_system, kv, 60s, get{"a"}).has_value());
+  REQUIRE(eventually([&] { return alpha.stats().retired >= 1 && beta->stats().retired >= 1; }));
+  // Both reopen on demand.
+  REQUIRE(tx::ask<value>(beta_system, kv, 60s, get{"a"})->v == 5);
+  CHECK(alpha.stats().peers_lost == 0);
+  CHECK(beta->stats().peers_lost == 0);
+
+  // alpha monitors beta once its connection has retired again: the
+  // monitor opens it, and it stays, heartbeats and all, for as long as the
+  // monitor lives, which hears of beta's end.
+  static std::atomic<std::uint32_t> told{0};
+  told = 0;
+  const tx::actor_ref watcher =
+      tx::spawn(alpha_system, {[](const tx::node_down&) { told.fetch_add(1); }});
+  REQUIRE(eventually([&] { return alpha.stats().retired >= 2; }));
+  alpha.monitor("beta", watcher);
+  std::this_thread::sleep_for(1s);  // five idle periods: could only miss a retirement
+  const std::uint64_t retired = alpha.stats().retired;
+  std::this_thread::sleep_for(1s);
+  CHECK(alpha.stats().retired == retired);
+  CHECK(retired == 2);
+  beta.reset();
+  REQUIRE(eventually([] { return told.load() == 1; }));
+}
+
+// A retired connection's peer that went meanwhile is found out when a
+// message reaches for it: after heartbeat_timeout, the peer is lost and a
+// pending ask ends with node_down, as on a live connection.
+TEST_CASE("an ask through a retired connection to a peer that went ends with node_down") {
+  const pair_config config;
+  tact::actor_system alpha_system{two_workers()};
+  tact::actor_system beta_system{two_workers()};
+  net::node_config alpha_config = config.alpha(), beta_config = config.beta();
+  alpha_config.idle_after = beta_config.idle_after = 200ms;
+  beta_config.heartbeat = 200ms;
+  beta_config.heartbeat_timeout = 1s;
+  auto alpha = std::make_unique<net::node>(alpha_system, alpha_config, carried{});
+  alpha->publish("kv", tx::spawn(alpha_system, store(5), tx::mode::serialized));
+  net::node beta{beta_system, beta_config, carried{}};
+  const tx::actor_ref kv = beta.remote("alpha", "kv");
+  REQUIRE(tx::ask<value>(beta_system, kv, 60s, get{"a"}).has_value());
+  REQUIRE(eventually([&] { return beta.stats().retired >= 1; }));
+  alpha.reset();
+  CHECK(tx::ask<value>(beta_system, kv, 600s, get{"a"}).error() == tact::ask_error::node_down);
+  CHECK(beta.stats().peers_lost == 1);
+}

@@ -64,6 +64,11 @@ struct node_config {
   // node), and its key is refused for `cut_off_for`.
   std::uint32_t malformed_limit = 8;
   std::chrono::milliseconds cut_off_for{60'000};
+  // A connection to a peer that has carried no message either way for
+  // this long is closed, unless this node waits for the peer (an ask, an
+  // actor it sent the peer) or monitors it; the next message opens a new
+  // one, and nothing exchanged before is lost or void. 0: never.
+  std::chrono::milliseconds idle_after{20'000};
   // DANGER: no encryption and no authentication. Anyone who can reach the
   // port can read, forge and replay messages, and claim any peer's key.
   // Both nodes must set it. For measurements and closed test networks;
@@ -93,6 +98,7 @@ struct node_stats {
   std::uint64_t peers_lost = 0;       // connections lost, and peers found restarted
   std::uint64_t refused_clients = 0;  // connections from keys not on the allow-list, or cut off
   std::uint64_t cut_offs = 0;         // peers cut off for malformed frames
+  std::uint64_t retired = 0;          // idle connections closed (see node_config::idle_after)
 };
 
 namespace detail {
@@ -256,7 +262,8 @@ class TACT_API node {
 
   // Whether the connection to `peer` is up and its hello has come, so that
   // a message of a type it does not carry is refused at send (for tests
-  // and start-up: sends need not wait for it).
+  // and start-up: sends need not wait for it). A connection retired for
+  // being idle counts as up: the next message opens it again.
   bool connected(std::string_view peer) const;
 
   node_stats stats() const noexcept;

@@ -62,7 +62,10 @@ struct secure_link::io {
         banned_until(l.config_.peers.size(), clock::time_point::min()),
         connect_at(l.config_.peers.size(), clock::time_point::min()),
         moved(l.config_.peers.size(), false),
-        newest(l.config_.peers.size(), 0) {
+        newest(l.config_.peers.size(), 0),
+        last_frame(l.config_.peers.size(), clock::now()),
+        resting(l.config_.peers.size(), false),
+        reopened_at(l.config_.peers.size(), clock::time_point::min()) {
     for (const peer& p : l.config_.peers) addresses.push_back(p.address);
   }
 
@@ -83,6 +86,11 @@ struct secure_link::io {
   std::vector<std::string> addresses;         // where it listens: listed, or learned
   std::vector<bool> moved;                    // learned anew: connect there
   std::vector<std::uint64_t> newest;          // the routing id of its newest connection to us
+  std::vector<clock::time_point> last_frame;  // when its connection last carried one, either way
+  // Its connection was retired (idle_after): not reported lost, and made
+  // again, unreported, by its next frame.
+  std::vector<bool> resting;
+  std::vector<clock::time_point> reopened_at;  // when a resting one's new connection was begun
   std::vector<std::byte> packed;              // a message being packed
 
   const link_config& config() const noexcept { return link.config_; }
@@ -153,6 +161,12 @@ struct secure_link::io {
     if (id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
       if (up[index]) return;
       up[index] = true;
+      last_frame[index] = clock::now();
+      // A retired connection made again: its peer was never told otherwise.
+      if (resting[index]) {
+        resting[index] = false;
+        return;
+      }
       if (link.on_peer_) link.on_peer_(config().peers[index].name, peer_event::connected);
       return;
     }
@@ -176,8 +190,9 @@ struct secure_link::io {
   // and what was queued for it is dropped, so that nothing sent before
   // the loss follows the next connection's first frame.
   void lose(std::size_t index) {
-    if (up[index]) {
+    if (up[index] || resting[index]) {
       up[index] = false;
+      resting[index] = false;
       // First: once the receiver knows, it sends nothing more for the old
       // connection, so the queue emptied below stays empty of it.
       if (link.on_peer_) link.on_peer_(config().peers[index].name, peer_event::lost);
@@ -238,6 +253,7 @@ struct secure_link::io {
         }
       }
       if (index == config().peers.size() || banned(index, now)) continue;
+      last_frame[index] = now;
       if (!newest_connection(index, id)) {
         link.stale_.fetch_add(1, std::memory_order_relaxed);
         continue;
@@ -308,6 +324,7 @@ struct secure_link::io {
     watches[index] = std::make_unique<zmq::socket_t>(context, zmq::socket_type::pair);
     watches[index]->connect(watch);
     d->connect(addresses[index]);
+    if (resting[index]) reopened_at[index] = clock::now();
     return *d;
   }
 
@@ -331,6 +348,7 @@ struct secure_link::io {
       outbox& box = link.outboxes_[index];
       blocked[index] = false;
       if (held(index, now)) continue;
+      if (std::exchange(box.wanted, false) && !dealers[index]) dealer_for(index);
       while (!box.frames.empty()) {
         // The frames at the front that fit in one message (one at least),
         // each after its length.
@@ -349,6 +367,7 @@ struct secure_link::io {
         }
         link.frames_out_.fetch_add(count, std::memory_order_relaxed);
         link.messages_out_.fetch_add(1, std::memory_order_relaxed);
+        last_frame[index] = now;
         for (std::size_t i = 0; i < count; ++i) {
           box.bytes -= box.frames.front().size();
           box.frames.pop_front();
@@ -395,6 +414,56 @@ struct secure_link::io {
     return std::chrono::ceil<std::chrono::milliseconds>(next - now);
   }
 
+  // Connections idle for idle_after with nothing queued are offered for
+  // retirement (secure_link::retirer); a retired one whose new connection
+  // is not made within heartbeat_timeout is lost after all. Returns how
+  // long until the next of either is due (-1: none).
+  //
+  // Nothing is lost by retiring: a connection idle that long with its
+  // heartbeats answered has delivered everything handed to it (a PING
+  // travels behind the frames sent before it, so its PONG means they were
+  // read), and frames queued after the check stay in the link's queue
+  // for the next connection, which the peer's ROUTER numbers after the
+  // old one (see newest_connection).
+  std::chrono::milliseconds tend_idle() {
+    const std::chrono::milliseconds idle = config().idle_after;
+    if (idle.count() <= 0 || !link.may_retire_) return std::chrono::milliseconds{-1};
+    const auto now = clock::now();
+    auto next = clock::time_point::max();
+    for (std::size_t index = 0; index < dealers.size(); ++index) {
+      if (resting[index]) {
+        if (!dealers[index]) continue;  // nothing sent since it was retired
+        const auto due = reopened_at[index] + config().heartbeat_timeout;
+        if (due <= now)
+          lose(index);  // its dealer stays, and ZeroMQ goes on connecting
+        else
+          next = std::min(next, due);
+        continue;
+      }
+      if (!up[index] || blocked[index]) continue;
+      if (const auto due = last_frame[index] + idle; due > now) {
+        next = std::min(next, due);
+        continue;
+      }
+      bool queued = false;
+      {
+        std::lock_guard guard{link.lock_};
+        queued = !link.outboxes_[index].frames.empty();
+      }
+      if (queued || !link.may_retire_(config().peers[index].name)) {
+        last_frame[index] = now;  // asked again after another idle_after
+        next = std::min(next, now + idle);
+        continue;
+      }
+      drop_dealer(index);
+      up[index] = false;
+      resting[index] = true;
+      link.retired_.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (next == clock::time_point::max()) return std::chrono::milliseconds{-1};
+    return std::chrono::ceil<std::chrono::milliseconds>(next - now);
+  }
+
   void run() {
     // The fixed sockets and the eventfd, then the watch of each peer's
     // connection, then a DEALER for each peer whose connection is full,
@@ -407,9 +476,12 @@ struct secure_link::io {
                                        {nullptr, link.wake_fd_, ZMQ_POLLIN, 0}};
     bool drain = false;
     for (;;) {
-      const std::chrono::milliseconds wait = connect_due(drain);
+      std::chrono::milliseconds wait = connect_due(drain);
       if (drain && !drain_outboxes()) return;
       drain = false;
+      // After the drain, which may open a retired connection again.
+      if (const std::chrono::milliseconds idle = tend_idle(); idle.count() >= 0)
+        wait = wait.count() < 0 ? idle : std::min(wait, idle);
       items.resize(fixed);
       watched.clear();
       for (std::size_t index = 0; index < watches.size(); ++index)
@@ -448,8 +520,12 @@ struct secure_link::io {
   }
 };
 
-secure_link::secure_link(link_config config, receiver on_frame, watcher on_peer)
-    : config_{std::move(config)}, on_frame_{std::move(on_frame)}, on_peer_{std::move(on_peer)} {
+secure_link::secure_link(link_config config, receiver on_frame, watcher on_peer,
+                         retirer may_retire)
+    : config_{std::move(config)},
+      on_frame_{std::move(on_frame)},
+      on_peer_{std::move(on_peer)},
+      may_retire_{std::move(may_retire)} {
   outboxes_.resize(config_.peers.size());
   for (std::size_t i = 0; i < config_.peers.size(); ++i)
     outboxes_[i].known = !config_.peers[i].address.empty();
@@ -535,6 +611,20 @@ send_result secure_link::send(std::string_view peer, std::vector<std::byte> fram
   return send_result::queued;
 }
 
+void secure_link::open(std::string_view peer) {
+  std::size_t index = 0;
+  while (index < config_.peers.size() && config_.peers[index].name != peer) ++index;
+  if (index == config_.peers.size()) return;
+  {
+    std::lock_guard guard{lock_};
+    outbox& box = outboxes_[index];
+    if (!box.known || box.wanted) return;
+    box.wanted = true;
+  }
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const auto written = ::write(wake_fd_, &one, sizeof one);
+}
+
 // A ZeroMQ TCP endpoint to connect to: tcp://HOST:PORT, with a port, and
 // a host that is not a wildcard.
 bool secure_link::connectable(std::string_view address) {
@@ -576,7 +666,8 @@ link_stats secure_link::stats() const noexcept {
           .malformed = malformed_.load(std::memory_order_relaxed),
           .cut_offs = cut_offs_.load(std::memory_order_relaxed),
           .dropped_at_loss = dropped_at_loss_.load(std::memory_order_relaxed),
-          .stale = stale_.load(std::memory_order_relaxed)};
+          .stale = stale_.load(std::memory_order_relaxed),
+          .retired = retired_.load(std::memory_order_relaxed)};
 }
 
 void secure_link::run() noexcept {

@@ -45,6 +45,11 @@ struct link_config {
   // `cut_off_for`; then the link connects to it again.
   std::uint32_t malformed_limit = 8;
   std::chrono::milliseconds cut_off_for{60'000};
+  // A connection that has carried no frame either way for this long, with
+  // nothing queued, is offered for retirement (secure_link::retirer); 0:
+  // never. A retired connection is opened again by the next frame for the
+  // peer, and counts as lost if that takes `heartbeat_timeout`.
+  std::chrono::milliseconds idle_after{20'000};
   // No encryption, no authentication: a peer is known by the public key it
   // claims, which anyone can claim. Both ends must agree. For measurements
   // and closed test networks only.
@@ -78,6 +83,7 @@ struct link_stats {
   std::uint64_t cut_offs = 0;         // peers cut off for sending too many of them
   std::uint64_t dropped_at_loss = 0;  // frames queued for a connection when it was lost
   std::uint64_t stale = 0;            // messages that came on a peer's older connection: dropped
+  std::uint64_t retired = 0;          // connections closed for being idle (see idle_after)
 };
 
 // Frames of bytes between this node and the peers of its allow-list, over
@@ -117,10 +123,19 @@ class TACT_API secure_link {
   // the link's queue, are dropped with it (counted in dropped_at_loss):
   // after `lost`, only frames sent later leave.
   using watcher = std::function<void(std::string_view peer, peer_event event)>;
+  // Called on the link's thread when the connection to a peer has been
+  // idle for link_config::idle_after: true closes it. A retired connection
+  // is not reported lost: the peer's next frame opens a new one, in order
+  // after the last, and `connected` is not reported again; if the new one
+  // is not made within heartbeat_timeout, the peer is reported lost then.
+  // Nothing queued for the peer when it is asked; a frame sent meanwhile
+  // leaves on the new connection.
+  using retirer = std::function<bool(std::string_view peer)>;
 
   // Binds the listening socket; throws std::runtime_error (a ZeroMQ error
   // with the endpoint) if it cannot.
-  secure_link(link_config config, receiver on_frame, watcher on_peer = {});
+  secure_link(link_config config, receiver on_frame, watcher on_peer = {},
+              retirer may_retire = {});
   ~secure_link();
   secure_link(const secure_link&) = delete;
   secure_link& operator=(const secure_link&) = delete;
@@ -135,6 +150,11 @@ class TACT_API secure_link {
   // link_config::max_queued bytes for the peer is refused instead, as is a
   // frame larger than link_config::max_frame. Any thread.
   send_result send(std::string_view peer, std::vector<std::byte> frame);
+
+  // Opens the connection to `peer` again if it was retired, as a frame
+  // for it would: for a caller that needs its heartbeats (a monitor of the
+  // peer) before it has anything to send. Any thread.
+  void open(std::string_view peer);
 
   std::size_t max_frame() const noexcept { return config_.max_frame; }
 
@@ -164,6 +184,7 @@ class TACT_API secure_link {
   const link_config config_;
   const receiver on_frame_;
   const watcher on_peer_;
+  const retirer may_retire_;
   std::unique_ptr<io> io_;
   std::string endpoint_;
 
@@ -173,6 +194,7 @@ class TACT_API secure_link {
     std::deque<std::vector<std::byte>> frames;
     std::size_t bytes = 0;
     bool known = false;  // its address, listed or learned
+    bool wanted = false;  // open() asked for its connection
   };
   std::mutex lock_;
   std::vector<outbox> outboxes_;  // per peer, as in config_.peers
@@ -181,7 +203,7 @@ class TACT_API secure_link {
 
   std::atomic<std::uint64_t> accepted_{0}, refused_{0}, handshakes_failed_{0};
   std::atomic<std::uint64_t> frames_in_{0}, frames_out_{0}, messages_out_{0}, overflows_{0},
-      malformed_{0}, cut_offs_{0}, dropped_at_loss_{0}, stale_{0};
+      malformed_{0}, cut_offs_{0}, dropped_at_loss_{0}, stale_{0}, retired_{0};
 
   std::thread thread_;
 };

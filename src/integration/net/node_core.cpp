@@ -173,11 +173,13 @@ void node_core::start() {
                  .heartbeat_timeout = config_.heartbeat_timeout,
                  .malformed_limit = config_.malformed_limit,
                  .cut_off_for = config_.cut_off_for,
+                 .idle_after = config_.idle_after,
                  .insecure_plaintext = config_.insecure_plaintext};
   link_ = std::make_unique<secure_link>(
       std::move(lc),
       [this](std::string_view peer, std::span<const std::byte> f) { return on_frame(peer, f); },
-      [this](std::string_view peer, peer_event e) { on_connection(peer, e); });
+      [this](std::string_view peer, peer_event e) { on_connection(peer, e); },
+      [this](std::string_view peer) { return may_retire(peer); });
   advertised_ = config_.advertise;
   if (advertised_.empty() && secure_link::connectable(link_->endpoint()))
     advertised_ = link_->endpoint();
@@ -233,7 +235,8 @@ node_stats node_core::stats() const noexcept {
           .malformed = link.malformed,
           .peers_lost = peers_lost_.load(std::memory_order_relaxed),
           .refused_clients = link.refused,
-          .cut_offs = link.cut_offs};
+          .cut_offs = link.cut_offs,
+          .retired = link.retired};
 }
 
 std::size_t node_core::peer_index(std::string_view name) const {
@@ -471,9 +474,12 @@ void node_core::answer(const reply_route& route, reply_base::state outcome_state
 void node_core::released(std::size_t peer, std::uint64_t id, std::uint64_t epoch) noexcept {
   peer_state& p = *peers_[peer];
   std::lock_guard guard{p.lock};
-  if (p.state != peer_state::up || p.epoch != epoch) return;
+  // Also while our first connection to the peer is being made (the
+  // release then waits with the frames before it): else the peer would
+  // hold the actor until the connection ends.
+  if (!reachable(p, epoch)) return;
   try {
-    static_cast<void>(link_->send(p.name, encode_frame(release{{id}})));
+    static_cast<void>(queue_frame(p, encode_frame(release{{id}})));
   } catch (...) {
     // No memory for the frame: the peer holds the actor until the
     // connection ends.
@@ -493,6 +499,8 @@ std::uint64_t node_core::monitor(std::size_t index, std::string_view name, tx::a
     if (reachable(p, 0)) {
       if (!name.empty() && !queue_frame(p, encode_frame(watch{tag, id_of_name(name)})))
         throw std::runtime_error{full(p)};
+      // Its heartbeats tell the monitor: a retired connection opens again.
+      if (name.empty()) link_->open(p.name);
       p.monitors.emplace(tag, std::move(entry));
       return tag;
     }
@@ -571,6 +579,21 @@ void node_core::on_connection(std::string_view name, peer_event event) {
     }
   }
   tell_ended(index, ended);
+}
+
+// Whether the idle connection to a peer may close (see secure_link::
+// retirer). Retiring ends no epoch: what was exchanged stays valid, and the
+// next frame for the peer opens a new connection. So it must not happen
+// while this node relies on the connection's heartbeats to learn that the
+// peer is gone: while it waits for the peer (its classic asks, and actors
+// it sent the peer, among them a transactional ask's customer), or
+// monitors it. A frame sent after the check leaves on the next
+// connection, in order.
+bool node_core::may_retire(std::string_view name) {
+  peer_state& p = *peers_[find(name)];
+  std::lock_guard guard{p.lock};
+  return p.state == peer_state::up && p.asks.empty() && p.monitors.empty() &&
+         p.exports.empty() && p.classic_exports.empty();
 }
 
 // Under p.lock: what was exchanged with the peer is void. Returns the

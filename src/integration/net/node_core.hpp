@@ -178,6 +178,7 @@ class node_core : public std::enable_shared_from_this<node_core> {
 
   // On the link's thread.
   void on_connection(std::string_view name, peer_event event);
+  bool may_retire(std::string_view name);
   bool on_frame(std::string_view name, std::span<const std::byte> bytes);
   void greeted(std::size_t index, const hello& h);
   bool deliver(std::size_t index, const envelope& e);
