@@ -121,7 +121,8 @@ struct transaction : staging {
   }
 };
 
-// The transaction whose handler runs on this thread, if any (see staged).
+// The transaction whose handler runs on this thread, if any. `staged` is
+// set only by in_handler, always to a transaction, so the downcast holds.
 transaction* running_transaction() noexcept { return static_cast<transaction*>(staged); }
 
 // Names `tx` as the current transaction while a handler runs. The commit,
