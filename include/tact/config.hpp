@@ -34,7 +34,7 @@ struct system_config {
   // one queue with a single worker.
   std::optional<std::uint32_t> queues{};
 
-  // Smallest array of a copy queue, in envelopes.
+  // First and smallest chunk of a copy queue, in envelopes.
   std::uint32_t copy_queue_floor = defaults::copy_queue_floor;
 
   // Same-queue sends appended to the batch in progress, per gulp; 0 sends

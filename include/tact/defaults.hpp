@@ -21,8 +21,9 @@ inline constexpr std::uint32_t queues_per_worker = 16;
 // queue that no worker processes.
 inline constexpr std::uint32_t sponsors = 16;
 
-// Smallest array a copy queue keeps, in envelopes (24 bytes each). Queues
-// allocate it on first use, and reclamation never shrinks below it.
+// A copy queue's first chunk, in envelopes (24 bytes each), and the smallest
+// it keeps. Queues allocate it on first use; chunks added as a queue grows
+// double from it, and reclamation never shrinks below it.
 inline constexpr std::uint32_t copy_queue_floor = 16;
 
 // Sends a worker may append straight to the batch it is processing when the

@@ -2,57 +2,148 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
-#include <limits>
 #include <new>
 #include <utility>
 
 namespace tact::detail {
 
-copy_queue::~copy_queue() { std::free(data_); }
+// A chunk's header. It follows the chunk's `capacity` envelope slots in the
+// same block, so that the end of a run of slots is where its header is.
+struct copy_queue::chunk {
+  envelope* begin;  // the block's start: its first slot
+  chunk* next;      // the next chunk of the chain, or the spare after the last
+  std::uint32_t capacity;
+  bool chained;  // a push moved into this chunk from the one before it
 
-void copy_queue::make_room() {
-  high_ = std::max(high_, tail_);
-  // A batch that is being drained while it grows (same-queue sends) first
-  // reuses the consumed front instead of doubling.
-  if (head_ > 0 && head_ >= capacity_ / 2) {
-    std::memmove(data_, data_ + head_, size() * sizeof(envelope));
-    tail_ -= head_;
-    head_ = 0;
-    return;
+  static chunk* make(std::uint32_t capacity) {
+    static_assert(alignof(chunk) <= alignof(envelope), "a header follows the slots aligned");
+    void* block = std::malloc(std::size_t{capacity} * sizeof(envelope) + sizeof(chunk));
+    if (block == nullptr) throw std::bad_alloc{};
+    auto* const slots = static_cast<envelope*>(block);
+    return new (slots + capacity) chunk{slots, nullptr, capacity, false};
   }
-  if (capacity_ > std::numeric_limits<std::uint32_t>::max() / 2) throw std::bad_alloc{};
-  const std::uint32_t grown = capacity_ == 0 ? floor_ : capacity_ * 2;
-  auto* fresh = static_cast<envelope*>(std::malloc(grown * sizeof(envelope)));
-  if (fresh == nullptr) throw std::bad_alloc{};
-  if (data_ != nullptr) std::memcpy(fresh, data_ + head_, size() * sizeof(envelope));
-  std::free(data_);
-  data_ = fresh;
-  capacity_ = grown;
-  tail_ -= head_;
-  head_ = 0;
+  static void free(chunk* c) noexcept { std::free(c->begin); }
+};
+
+copy_queue::chunk* copy_queue::head_chunk() const noexcept {
+  return reinterpret_cast<chunk*>(head_ + head_left_);
 }
 
-void copy_queue::recycle() noexcept {
-  TACT_ASSERT(empty(), "a copy queue is recycled once drained");
-  const std::uint32_t used = std::max(high_, tail_);
-  head_ = tail_ = high_ = 0;
-  if (used >= capacity_ / 2 || capacity_ <= floor_) return;
-  const std::uint32_t shrunk = std::max(floor_, capacity_ - std::max(1u, capacity_ / 8));
-  // The array is empty, so nothing needs copying; if the allocator cannot
-  // shrink, keeping the larger array is correct, only less frugal.
-  if (void* smaller = std::realloc(data_, shrunk * sizeof(envelope))) {
-    data_ = static_cast<envelope*>(smaller);
-    capacity_ = shrunk;
+std::uint32_t copy_queue::tail_in_last() const noexcept {
+  return static_cast<std::uint32_t>(tail_ - tail_end_->begin);
+}
+
+copy_queue::~copy_queue() {
+  if (tail_end_ == nullptr) return;
+  for (chunk* c = head_chunk(); c != nullptr;) chunk::free(std::exchange(c, c->next));
+}
+
+std::uint32_t copy_queue::capacity() const noexcept {
+  std::uint32_t total = 0;
+  if (tail_end_ != nullptr)
+    for (const chunk* c = head_chunk(); c != nullptr; c = c->next) total += c->capacity;
+  return total;
+}
+
+const envelope& copy_queue::at(std::uint32_t i) const noexcept {
+  TACT_ASSERT(i < size(), "a copy queue is read within its envelopes");
+  if (i < head_left_) return head_[i];
+  i -= head_left_;
+  for (const chunk* c = head_chunk()->next;; c = c->next) {
+    if (i < c->capacity) return c->begin[i];
+    i -= c->capacity;
   }
+}
+
+void copy_queue::start_at(chunk* c) noexcept {
+  head_ = tail_ = c->begin;
+  head_left_ = static_cast<std::uint16_t>(c->capacity);
+  tail_end_ = c;
+  middle_ = 0;
+}
+
+// The last chunk is full (or there is none yet): the push moves on to the
+// spare, or to a new chunk twice the last's size, up to chunk_most.
+// Allocates before it changes anything.
+void copy_queue::make_room() {
+  if (tail_end_ == nullptr) {
+    start_at(chunk::make(floor()));
+    floor_ &= ~reclaiming;
+    return;
+  }
+  // Not empty: an empty queue's positions rewind as its last envelope is
+  // popped (next_chunk), so it never has a full chunk.
+  chunk* const last = tail_end_;
+  if (last->next == nullptr)
+    last->next = chunk::make(std::min(chunk_most, std::max(floor(), 2 * last->capacity)));
+  chunk* const c = last->next;
+  c->chained = true;
+  floor_ |= reclaiming;
+  if (last != head_chunk()) middle_ += last->capacity;
+  tail_ = c->begin;
+  tail_end_ = c;
+}
+
+// The head reached its chunk's end. If the tail is in that chunk too, the
+// queue is empty: it rewinds. Otherwise the drained chunk leaves the chain
+// and becomes the spare after the last chunk, or is freed if there is a
+// spare at least as large.
+void copy_queue::next_chunk() noexcept {
+  chunk* const drained = head_chunk();
+  chunk* const last = tail_end_;
+  if (drained == last) {
+    start_at(drained);
+    return;
+  }
+  chunk* const next = drained->next;
+  head_ = next->begin;
+  head_left_ = static_cast<std::uint16_t>(next->capacity);
+  if (next != last) middle_ -= next->capacity;
+  chunk* const spare = last->next;
+  if (spare != nullptr && spare->capacity >= drained->capacity) {
+    chunk::free(drained);
+    return;
+  }
+  if (spare != nullptr) chunk::free(spare);
+  drained->next = nullptr;
+  drained->chained = false;
+  last->next = drained;
+}
+
+void copy_queue::reclaim() noexcept {
+  TACT_ASSERT(empty(), "a copy queue is recycled once drained");
+  if (tail_end_ == nullptr) return;
+  // Empty: head and tail are in one chunk, the last.
+  chunk* const c = tail_end_;
+  const auto used = static_cast<std::uint32_t>(tail_ - c->begin);
+  start_at(c);
+  const bool chained = std::exchange(c->chained, false);
+  if (chained) return;
+  // This batch fit in one chunk: it needs no spare for the next.
+  if (c->next != nullptr) chunk::free(std::exchange(c->next, nullptr));
+  if (c->capacity == floor()) {
+    floor_ &= ~reclaiming;  // one chunk, the floor's: nothing left to reclaim
+    return;
+  }
+  if (used >= c->capacity / 2) return;
+  const std::uint32_t shrunk = std::max(floor(), c->capacity - std::max(1u, c->capacity / 8));
+  chunk* smaller = nullptr;
+  try {
+    smaller = chunk::make(shrunk);
+  } catch (const std::bad_alloc&) {
+    return;  // keeps the larger one
+  }
+  chunk::free(c);
+  start_at(smaller);
 }
 
 void copy_queue::swap(copy_queue& other) noexcept {
-  std::swap(data_, other.data_);
-  std::swap(capacity_, other.capacity_);
   std::swap(head_, other.head_);
   std::swap(tail_, other.tail_);
-  std::swap(high_, other.high_);
+  std::swap(tail_end_, other.tail_end_);
+  std::swap(middle_, other.middle_);
+  std::swap(head_left_, other.head_left_);
+  std::swap(floor_, other.floor_);
 }
 
 }  // namespace tact::detail

@@ -9,82 +9,139 @@
 
 namespace tact::detail {
 
-// An array-backed queue of envelopes (Cforall thesis, "Copy Queue"). A send
-// copies its envelope into the array, so in steady state nothing is
-// allocated per message. Made for the gulp pattern: a batch is filled,
-// then drained front to back, then rewound, so push and pop are O(1)
-// (push amortized: the array doubles when full) with no shifting.
+// A queue of envelopes copied into arrays (Cforall thesis, "Copy Queue"): a
+// send copies its envelope into an array slot, so in steady state nothing
+// is allocated per message, and push and pop are a compare and a copy.
 //
-// Reclamation keeps bursts from pinning memory: when a batch used less
-// than half of the array, the array shrinks by an eighth, never below the
-// floor. "Less than half" is the thesis's rule (a queue that peaks at 19 of
-// 20 slots keeps its 20 instead of shrinking to 18 and doubling to 36);
-// shrinking by an eighth rather than the thesis's one slot per batch reaches
-// the same size in far fewer reallocations.
+// Beyond the thesis, the arrays are chunks in a chain rather than one array
+// that doubles. A work queue has two copy queues (the mailbox and the
+// batch), and with one doubling array each, both grew to the largest
+// burst: the batch while it was drained, the mailbox while it filled
+// behind it, each sized (to the next power of two) for the whole burst,
+// about four times the mail actually waiting. A chain gives a chunk back
+// as soon as it has been drained, so the mailbox filling up reuses the
+// memory the batch just gave up, and a queue holds about what waits in it
+// (design.md, "Copy queues in chunks"). Chunks double from the floor up to
+// chunk_most envelopes, so small queues stay small and large bursts take a
+// few large chunks; nothing is ever moved or copied when the queue grows.
+//
+// Reclamation keeps bursts from pinning memory: a drained chunk is freed
+// at once (one is kept as a spare, so a queue drained and refilled in
+// steady state allocates nothing); and once a batch is drained, a queue
+// that used less than half of its one chunk shrinks it by an eighth,
+// never below the floor. "Less than half" is the thesis's rule (a queue
+// that peaks at 19 of 20 slots keeps its 20 instead of shrinking to 18 and
+// doubling to 36); shrinking by an eighth rather than the thesis's one slot
+// per batch reaches the same size in far fewer reallocations.
 //
 // Not thread-safe: the work queue's lock or its being_processed flag says
 // who owns it.
 class copy_queue {
  public:
-  // `floor`: the first array's size and the smallest after reclamation.
-  explicit copy_queue(std::uint32_t floor) noexcept : floor_{floor > 0 ? floor : 1} {}
+  // The largest chunk, in envelopes (24 KiB): beyond it, a burst takes more
+  // chunks, not larger ones.
+  static constexpr std::uint32_t chunk_most = 1024;  // below 32,768: see floor_
+
+  // `floor`: the first chunk's size and the smallest after reclamation.
+  explicit copy_queue(std::uint32_t floor) noexcept
+      : floor_{static_cast<std::uint16_t>(reclaiming |
+                                          (floor == 0 ? 1 : floor > chunk_most ? chunk_most : floor))} {}
   ~copy_queue();
   copy_queue(const copy_queue&) = delete;
   copy_queue& operator=(const copy_queue&) = delete;
 
+  // The head never rests at its chunk's end (it moves on to the next, or
+  // head and tail rewind together), so the queue is empty exactly when
+  // its head has caught up with its tail.
   bool empty() const noexcept { return head_ == tail_; }
-  std::uint32_t size() const noexcept { return tail_ - head_; }
-  std::uint32_t capacity() const noexcept { return capacity_; }
-
-  // May allocate (first use, or growth); throws std::bad_alloc.
-  void push(const envelope& e) {
-    if (tail_ == capacity_) [[unlikely]]
-      make_room();
-    data_[tail_++] = e;
+  std::uint32_t size() const noexcept {
+    if (head_ + head_left_ == reinterpret_cast<const envelope*>(tail_end_))
+      return static_cast<std::uint32_t>(tail_ - head_);  // one chunk: the common case
+    return head_left_ + middle_ + tail_in_last();
   }
-  // Allocates the first array now if there is none yet.
+  // Envelopes the allocated chunks can hold, the spare included.
+  std::uint32_t capacity() const noexcept;
+
+  // May allocate (first use, or growth); throws std::bad_alloc, and then
+  // nothing changed.
+  void push(const envelope& e) {
+    if (tail_ == reinterpret_cast<envelope*>(tail_end_)) [[unlikely]]
+      make_room();
+    *tail_++ = e;
+  }
+  // Allocates the first chunk now if there is none yet.
   void reserve() {
-    if (capacity_ == 0) make_room();
+    if (tail_ == nullptr) make_room();
   }
 
   // @pre !empty().
   envelope pop() noexcept {
     TACT_ASSERT(!empty(), "an envelope is popped from a copy queue that has one");
-    return data_[head_++];
+    const envelope e = *head_;
+    drop_front();
+    return e;
   }
   // The same in two steps, for a reader that copies the words itself.
   const envelope& front() const noexcept {
     TACT_ASSERT(!empty(), "a copy queue's front is read when it has one");
-    return data_[head_];
+    return *head_;
   }
   void drop_front() noexcept {
     TACT_ASSERT(!empty(), "a copy queue's front is dropped when it has one");
     ++head_;
+    if (--head_left_ == 0) [[unlikely]]
+      next_chunk();
   }
-  // The `i`th envelope from the front, for inspection. @pre i < size().
-  const envelope& at(std::uint32_t i) const noexcept {
-    TACT_ASSERT(i < size(), "a copy queue is read within its envelopes");
-    return data_[head_ + i];
+  // The i-th envelope from the front (a walk over the chunks: for
+  // inspection, not for the message path).
+  const envelope& at(std::uint32_t i) const noexcept;
+
+  // @pre empty(). Rewinds, and reclaims what this batch did not need (see
+  // above).
+  void recycle() noexcept {
+    if ((floor_ & reclaiming) != 0) {
+      reclaim();
+      return;
+    }
+    // One chunk of the floor's size: its slots end where its header is.
+    head_ = tail_ = reinterpret_cast<envelope*>(tail_end_) - floor_;
+    head_left_ = floor_;
   }
 
-  // @pre empty(). Rewinds for the next batch and applies the reclamation
-  // rule to what this batch used.
-  void recycle() noexcept;
-
-  // Exchanges contents; both queues keep their own floor.
   void swap(copy_queue& other) noexcept;
 
  private:
+  struct chunk;
+  static_assert(chunk_most < 0x8000);
   [[gnu::cold]] void make_room();
+  void reclaim() noexcept;
+  void next_chunk() noexcept;
+  std::uint32_t tail_in_last() const noexcept;
+  chunk* head_chunk() const noexcept;
+  void start_at(chunk* c) noexcept;
 
-  envelope* data_ = nullptr;
-  std::uint32_t capacity_ = 0;
-  std::uint32_t head_ = 0;  // next to pop
-  std::uint32_t tail_ = 0;  // next free slot
-  std::uint32_t high_ = 0;  // slots used before a compaction, this batch
-  std::uint32_t floor_;
+  // 32 bytes, as the thesis's array queue: the mailbox shares its work
+  // queue's one senders' cache line with the lock (work_queue.hpp). Each
+  // chunk's header follows its slots, so the end of a run of slots names
+  // its chunk: head_ + head_left_ is the first chunk's header, tail_end_
+  // the last's. All null before the first push. The chain's links go on
+  // past the last chunk to at most one spare.
+  envelope* head_ = nullptr;
+  envelope* tail_ = nullptr;
+  chunk* tail_end_ = nullptr;
+  std::uint32_t middle_ = 0;     // envelopes in the chunks between the first and the last
+  std::uint16_t head_left_ = 0;  // envelopes from head_ to its chunk's end
+  // The floor, and the `reclaiming` bit: set unless the queue holds just
+  // one chunk of the floor's size (so also with no chunk yet, and with a
+  // chain, a spare or a larger chunk: recycle() has something to look
+  // at). Clear, recycle() reads nothing, not even the chunk's header, and
+  // floor_ is the floor itself.
+  static constexpr std::uint16_t reclaiming = 0x8000;
+  std::uint16_t floor_;
+  std::uint32_t floor() const noexcept { return floor_ & ~reclaiming & 0xffff; }
 };
 
 static_assert(std::is_trivially_copyable_v<envelope>);
+static_assert(sizeof(copy_queue) == 32, "a mailbox fits its work queue's senders' line");
 
 }  // namespace tact::detail

@@ -45,7 +45,9 @@ class work_queue {
   sleepers post(const envelope& e) {
     std::lock_guard guard{lock_};
     mailbox_.push(e);
-    pending_.store(mailbox_.size() + carried_, std::memory_order_relaxed);
+    // One more than before: every store to pending_ is made under the lock
+    // (and a chained mailbox's size would take more reads).
+    pending_.store(pending_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     sleeper* const holder = holder_;
     if (holder != nullptr) [[unlikely]]
       holder_ = nullptr;

@@ -1,17 +1,18 @@
 // The copy queues' swaps while a sender appends: a gulp swaps the mailbox
 // with the queue's batch under the lock, and a worker holding the queue
 // (a behaviour of it waits, see held_queue) takes the mail that came
-// since with regulp, which swaps its drained batch's array into the
-// mailbox. Either way the sender goes on appending to whichever array is
-// the mailbox now while the worker drains the other without the lock.
+// since with regulp, which swaps its drained batch's chunks into the
+// mailbox. Either way the sender goes on appending to whichever copy queue
+// is the mailbox now while the worker drains the other without the lock.
 // The engine's work_queue and copy_queue (src/mailbox); the mailbox starts
-// with one slot, so appends also grow arrays while the other is drained.
+// with one slot, so appends also add chunks while the other copy queue is
+// drained and frees its own.
 //
 // The worker gulps the letter posted before the start, drains its batch
 // (a scheduling point after each delivery), takes what came meanwhile
 // with regulp and drains it, `regulps` times, then finishes. Checks:
 // every letter is delivered once, in the order sent (a mailbox and a
-// batch sharing an array would deliver some twice or lose some), with the
+// batch sharing a chunk would deliver some twice or lose some), with the
 // sender's writes visible (the lock orders each append before the swap
 // that hands it over).
 #include <tact/detail/atomic.hpp>
