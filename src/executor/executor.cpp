@@ -143,7 +143,7 @@ executor::executor(const system_config& config, actor_system& owner,
 }
 
 // On worker `index`'s own thread, before it runs: pinning, and on a NUMA
-// machine the first arrays of its queues, allocated by this thread so that
+// machine the first chunks of its queues, allocated by this thread so that
 // they come from its node.
 void executor::start_worker(std::uint32_t index) {
   if (placement_.bind_worker && !placement_.bind_worker(index) &&

@@ -25,7 +25,7 @@ namespace tact::detail {
 // anything later for them. That keeps each actor to one message at a time
 // and per-sender FIFO, while the queue's other actors (an asked actor
 // among them) go on. Only the holding runner's thread touches it; a runner
-// keeps released ones for reuse, arrays included.
+// keeps released ones for reuse, chunks included.
 struct held_queue {
   struct busy_actor {
     void* target;                 // as in its envelopes

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -44,8 +45,7 @@ class copy_queue {
 
   // `floor`: the first chunk's size and the smallest after reclamation.
   explicit copy_queue(std::uint32_t floor) noexcept
-      : floor_{static_cast<std::uint16_t>(reclaiming |
-                                          (floor == 0 ? 1 : floor > chunk_most ? chunk_most : floor))} {}
+      : floor_{static_cast<std::uint16_t>(reclaiming | std::clamp(floor, 1u, chunk_most))} {}
   ~copy_queue();
   copy_queue(const copy_queue&) = delete;
   copy_queue& operator=(const copy_queue&) = delete;

@@ -22,7 +22,7 @@ namespace tact::detail {
 // with this queue's second copy queue (the batch); the gulping worker then
 // drains the batch with no lock and no atomics while senders keep
 // appending to the now empty mailbox. Each work queue keeps its own pair of
-// arrays, so each stays sized for its own traffic instead of arrays
+// copy queues, so each stays sized for its own traffic instead of chunks
 // migrating between busy and idle queues and regrowing.
 class work_queue {
  public:
@@ -89,7 +89,7 @@ class work_queue {
   // Another unlocked hint, for thieves choosing a queue.
   bool being_processed() const noexcept { return being_processed_.load(std::memory_order_relaxed); }
 
-  // Envelopes the queue's arrays can hold now: what it keeps allocated (the
+  // Envelopes the queue's chunks can hold now: what it keeps allocated (the
   // batch's only while nobody processes it). For tests and statistics.
   std::uint64_t capacity() noexcept {
     std::lock_guard guard{lock_};
@@ -232,7 +232,7 @@ class work_queue {
     holder_ = nullptr;
   }
 
-  // Allocates the arrays not yet allocated now, on the calling thread (so
+  // Allocates the first chunks not yet allocated now, on the calling thread (so
   // from its NUMA node); the batch only if nobody is processing it.
   // Acquire, as in gulp(): the batch is the last processor's until its
   // finish(), whose writes to it (recycle) the lock does not order.
