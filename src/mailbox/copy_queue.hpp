@@ -138,7 +138,7 @@ class copy_queue {
   // floor_ is the floor itself.
   static constexpr std::uint16_t reclaiming = 0x8000;
   std::uint16_t floor_;
-  std::uint32_t floor() const noexcept { return floor_ & ~reclaiming & 0xffff; }
+  std::uint32_t floor() const noexcept { return floor_ & (reclaiming - 1); }
 };
 
 static_assert(std::is_trivially_copyable_v<envelope>);

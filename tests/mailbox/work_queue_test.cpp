@@ -184,6 +184,39 @@ TEST_CASE("a batch cut short is gulped again first, as it is, and the mail that 
   CHECK(q.gulp() == gulp::empty);
 }
 
+// post() counts the pending mail up by one instead of asking the mailbox
+// its size: the count must stay exact when the mailbox spans many chunks,
+// around a batch cut short, and after the gulps that take both back.
+TEST_CASE("the pending count stays exact over a mailbox of many chunks and a batch cut short") {
+  work_queue q{4};
+  constexpr std::uintptr_t first = 5'000;
+  for (std::uintptr_t i = 0; i < first; ++i) {
+    q.post(numbered(i));
+    REQUIRE(q.queued() == i + 1);
+  }
+  REQUIRE(q.gulp() == gulp::taken);
+  CHECK(q.queued() == 0);
+  REQUIRE(q.batch().size() == first);
+  for (std::uintptr_t i = 0; i < 1'000; ++i) REQUIRE(number_of(q.batch().pop()) == i);
+  constexpr std::uintptr_t later = 3'000;
+  for (std::uintptr_t i = 0; i < later; ++i) q.post(numbered(first + i));
+  CHECK(q.queued() == later);
+  (void)q.pause();  // 4,000 carried, 3,000 behind them
+  CHECK(q.queued() == first - 1'000 + later);
+  q.post(numbered(first + later));
+  CHECK(q.queued() == first - 1'000 + later + 1);
+  REQUIRE(q.gulp() == gulp::taken);  // the carried batch, as it is
+  CHECK(q.queued() == later + 1);
+  for (std::uintptr_t i = 1'000; i < first; ++i) REQUIRE(number_of(q.batch().pop()) == i);
+  q.finish();
+  REQUIRE(q.gulp() == gulp::taken);  // then the mailbox
+  CHECK(q.queued() == 0);
+  for (std::uintptr_t i = first; i <= first + later; ++i) REQUIRE(number_of(q.batch().pop()) == i);
+  CHECK(q.batch().empty());
+  q.finish();
+  CHECK(q.looks_empty());
+}
+
 TEST_CASE("a batch cut short and taken up again with no mail behind it may take appends") {
   work_queue q{4};
   for (std::uintptr_t i = 0; i < 3; ++i) q.post(numbered(i));
