@@ -20,6 +20,7 @@ runner::runner(executor& owner, std::uint32_t index, block owned, fiber_loop loo
       local_batch_{owner.config().local_batch},
       gulp_budget_{owner.config().gulp_budget},
       owned_{owned},
+      kept_at_{std::make_unique<std::uint8_t[]>(owner.queue_count())},
       loop_{loop},
       suspensions_{loop != nullptr
                        ? std::make_unique<suspensions>(owner.config().fiber_stack_size, *this)
@@ -139,12 +140,88 @@ std::uint64_t runner::process_at_most(work_queue& q, std::uint32_t index, std::u
 // have run or `enough(processed)` says so: the rest stays for q's next
 // gulp.
 template <class Enough>
-std::uint64_t runner::run_batch(work_queue& q, std::uint32_t index, std::uint64_t most,
+std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, std::uint64_t most,
                                 Enough enough) {
-  TACT_ASSERT(q.being_processed() && current_ == nullptr,
+  TACT_ASSERT(first.being_processed() && current_ == nullptr,
               "a runner processes a batch it gulped, one at a time");
   const behaviour_local_kept kept;
-  copy_queue& batch = q.batch();
+  work_queue* q = &first;
+  std::uint32_t index = first_index;
+  begin_batch(*q, index);
+  std::uint64_t processed = 0;
+  std::uint64_t batch_began = 0;  // processed when the batch in hand began
+  bool paused = false;
+  cut_ = false;
+  for (;;) {
+    copy_queue& batch = q->batch();
+    // The envelope's words are read out before it runs (the behaviour may
+    // append to this batch, which may move the array), one scalar load
+    // each: a sender just wrote them with three 8-byte stores, and a wider
+    // load spanning two of them could not be store-forwarded (a stall per
+    // message when a behaviour feeds its own batch).
+    while (!batch.empty()) {
+      const envelope& next = batch.front();
+      const run_fn run = next.run;
+      void* const target = next.target;
+      void* const message = next.message;
+      batch.drop_front();
+      running_target_ = target;
+      // Claims come from a batch's last envelope, in a short batch.
+      at_last_ = batch.empty() && processed - batch_began < defaults::claim_batch_most;
+      run(target, message);
+      ++processed;
+      // (A behaviour that waited took the batch to the held queue: empty.)
+      if (!batch.empty() && (processed >= most || enough(processed))) [[unlikely]] {
+        if (sleeper* parked = q->pause()) parked->wake();
+        counters.batches_given_back.add();
+        paused = true;
+        break;
+      }
+    }
+    // A batch whose last envelope made the one claim pending hands over
+    // to the claimed batch here, as drain_claims would next, without
+    // leaving this loop: a conversation between queues runs as one long
+    // turn, bounded by the same budget as a batch (see chain_to()).
+    if (paused || resumed_ || claims_count_ != 1) break;
+    const claim& c = claims_[claims_first_];
+    if (c.serial != batch_serial_ || c.queue == nullptr || batch_serial_ == 0) break;
+    if (processed >= most || enough(processed)) {
+      cut_ = true;
+      break;
+    }
+    work_queue* const next = c.queue;
+    const std::uint32_t next_index = c.index;
+    claims_first_ = (claims_first_ + 1) % claims_most;
+    claims_count_ = 0;
+    end_batch(*q, index);
+    q = next;
+    index = next_index;
+    begin_batch(*q, index);
+    batch_began = processed;
+  }
+  batch_serial_ = 0;
+  if (paused && has_claims()) release_claims();
+  // A behaviour waited (see suspend()): the rest of the batch went to the
+  // held queue, leaving this one empty, and other contexts have been
+  // running it since. Checked once per batch, not per message.
+  if (resumed_) [[unlikely]] {
+    counters.messages_processed.add(processed);
+    return processed + after_resume(*q, index, running_target_);
+  }
+  // Unpinned only once the batch holds no pointer it read under the pin.
+  unpin();
+  counters.messages_processed.add(processed);
+  if (paused) {
+    current_ = nullptr;
+    current_index_ = no_queue;
+    count_appended();
+  } else {
+    end_batch(*q, index);
+  }
+  return processed;
+}
+
+void runner::begin_batch(work_queue& q, std::uint32_t index) noexcept {
   counters.gulps.add();
   counters.gulped_messages.add(q.gulped_fresh());
   current_ = &q;
@@ -155,49 +232,17 @@ std::uint64_t runner::run_batch(work_queue& q, std::uint32_t index, std::uint64_
   budget_start_ = budget_;
   if (claims_on_) batch_serial_ = ++serial_ != 0 ? serial_ : ++serial_;
   claim_tried_ = false;
-  std::uint64_t processed = 0;
-  bool paused = false;
-  // The envelope's words are read out before it runs (the behaviour may
-  // append to this batch, which may move the array), one scalar load each:
-  // a sender just wrote them with three 8-byte stores, and a wider load
-  // spanning two of them could not be store-forwarded (a stall per message
-  // when a behaviour feeds its own batch).
-  while (!batch.empty()) {
-    const envelope& next = batch.front();
-    const run_fn run = next.run;
-    void* const target = next.target;
-    void* const message = next.message;
-    batch.drop_front();
-    running_target_ = target;
-    // Claims come from a batch's last envelope, in a short batch.
-    at_last_ = batch.empty() && processed < defaults::claim_batch_most;
-    run(target, message);
-    ++processed;
-    // (A behaviour that waited took the batch to the held queue: empty.)
-    if (!batch.empty() && (processed >= most || enough(processed))) [[unlikely]] {
-      if (sleeper* parked = q.pause()) parked->wake();
-      counters.batches_given_back.add();
-      paused = true;
-      break;
-    }
-  }
-  batch_serial_ = 0;
-  if (paused && has_claims()) release_claims();
-  // A behaviour waited (see suspend()): the rest of the batch went to the
-  // held queue, leaving this one empty, and other contexts have been
-  // running it since. Checked once per batch, not per message.
-  if (resumed_) [[unlikely]] {
-    counters.messages_processed.add(processed);
-    return processed + after_resume(q, index, running_target_);
-  }
+  conversed_ = false;
+}
+
+void runner::end_batch(work_queue& q, std::uint32_t index) noexcept {
   current_ = nullptr;
   current_index_ = no_queue;
-  // Unpinned only once the batch holds no pointer it read under the pin.
-  unpin();
   count_appended();
-  counters.messages_processed.add(processed);
-  if (!paused) q.finish();
-  return processed;
+  if (conversed_ && kept_count_ < kept_most)
+    keep(q, index);
+  else
+    q.finish();
 }
 
 void runner::step(work_queue& q, std::uint32_t index) {
@@ -263,7 +308,9 @@ bool runner::claim_or_join(work_queue& q, std::uint32_t index, void* target, voi
   // seen processed elsewhere is not claimed: no lock taken for nothing.
   if (!at_last_ || claim_tried_) return false;
   claim_tried_ = true;
-  if (claims_count_ == claims_most || index == flooded_ || q.being_processed()) return false;
+  if (claims_count_ == claims_most) return false;
+  if (kept(index)) return rejoin(q, index, target, message, run);
+  if (index == flooded_ || q.being_processed()) return false;
   const holder h = holder_of(q, index);
   // With stealing off, queues stay with their workers (placement relies
   // on it): only our own are claimed.
@@ -271,8 +318,51 @@ bool runner::claim_or_join(work_queue& q, std::uint32_t index, void* target, voi
   if (!q.claim(envelope{target, message, run}, h == holder::other_busy)) return false;
   claims_[(claims_first_ + claims_count_) % claims_most] = {&q, index, batch_serial_};
   ++claims_count_;
+  conversed_ = true;
   counters.claims.add();
   return true;
+}
+
+void runner::keep(work_queue& q, std::uint32_t index) noexcept {
+  q.batch().recycle();
+  kept_[kept_count_++] = {&q, index};
+  kept_at_[index] = static_cast<std::uint8_t>(kept_count_);
+}
+
+void runner::unkeep(std::uint32_t index) noexcept {
+  const std::uint32_t at = kept_at_[index] - 1u;
+  kept_at_[index] = 0;
+  if (at + 1 != kept_count_) {
+    // Field by field: a whole-entry copy would be one wide load across the
+    // two narrower stores keep() made, which cannot be store-forwarded.
+    const kept_queue& last = kept_[kept_count_ - 1];
+    const std::uint32_t moved = last.index;
+    kept_[at].queue = last.queue;
+    kept_[at].index = moved;
+    kept_at_[moved] = static_cast<std::uint8_t>(at + 1);
+  }
+  --kept_count_;
+}
+
+bool runner::rejoin(work_queue& q, std::uint32_t index, void* target, void* message, run_fn run) {
+  copy_queue& batch = q.batch();
+  if (appends_held_ != 0 || q.queued() != 0) q.regulp(batch);
+  batch.push(envelope{target, message, run});
+  unkeep(index);
+  claims_[(claims_first_ + claims_count_) % claims_most] = {&q, index, batch_serial_};
+  ++claims_count_;
+  conversed_ = true;
+  counters.claims.add();
+  counters.local_sends.add();
+  return true;
+}
+
+void runner::finish_kept() noexcept {
+  for (std::uint32_t i = 0; i < kept_count_; ++i) {
+    kept_at_[kept_[i].index] = 0;
+    kept_[i].queue->finish();
+  }
+  kept_count_ = 0;
 }
 
 // A queue still in the slot of its index, as most are, belongs to the
@@ -298,8 +388,12 @@ std::uint64_t runner::drain_claims(std::uint32_t most) {
     const claim c = claims_[claims_first_];
     claims_first_ = (claims_first_ + 1) % claims_most;
     --claims_count_;
-    if (c.queue != nullptr) ran += process(*c.queue, c.index);
+    if (c.queue == nullptr) continue;
+    ran += process(*c.queue, c.index);
+    // A conversation that ran its whole budget gives the sweep its turn.
+    if (cut_) break;
   }
+  if (kept_count_ != 0) finish_kept();
   return ran;
 }
 
@@ -310,6 +404,7 @@ void runner::release_claims() noexcept {
     if (c.queue == nullptr) continue;
     if (sleeper* parked = c.queue->pause()) parked->wake();
   }
+  if (kept_count_ != 0) finish_kept();
 }
 
 std::uint32_t runner::next_own_queue() noexcept {

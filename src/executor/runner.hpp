@@ -295,7 +295,8 @@ class runner : public sleeper {
   // Runs up to `most` claimed batches, oldest first; claims they make are
   // queued behind. Returns the envelopes run. @pre no batch in hand.
   std::uint64_t drain_claims(std::uint32_t most);
-  // Hands every pending claim back to its queue's owner (work_queue::pause).
+  // Hands every pending claim back to its queue's owner (work_queue::pause),
+  // and lets go of the queues kept (see keep()).
   void release_claims() noexcept;
 
   // Leaves the epochs (pinned lazily by a transactional dispatch) at a point
@@ -314,7 +315,15 @@ class runner : public sleeper {
   // worker whose last sweep found nothing, or another (busy, or unknown).
   enum class holder : std::uint8_t { us, other_idle, other_busy };
   holder holder_of(const work_queue& q, std::uint32_t index) const noexcept;
+  // Kept queues (see keep()).
+  bool kept(std::uint32_t index) const noexcept { return kept_at_[index] != 0; }
+  void keep(work_queue& q, std::uint32_t index) noexcept;
+  void unkeep(std::uint32_t index) noexcept;
+  bool rejoin(work_queue& q, std::uint32_t index, void* target, void* message, run_fn run);
+  void finish_kept() noexcept;
   void count_appended() noexcept;
+  void begin_batch(work_queue& q, std::uint32_t index) noexcept;
+  void end_batch(work_queue& q, std::uint32_t index) noexcept;
   template <class Enough>
   std::uint64_t run_batch(work_queue& q, std::uint32_t index, std::uint64_t most, Enough enough);
   // Whether the gulp budget of a batch that has run `processed` messages
@@ -368,6 +377,18 @@ class runner : public sleeper {
   bool claim_tried_ = false;        // the batch in hand has tried to claim
   std::uint32_t flooded_ = no_queue;  // the last queue a claim was handed back for a flood
   bool claims_on_ = false;
+  bool conversed_ = false;  // the batch in hand claimed a queue, or rejoined a kept one
+  bool cut_ = false;        // the last process() stopped a conversation at its budget
+  // Queues kept (see keep()), and per queue index its place among them
+  // plus one (0: not kept).
+  struct kept_queue {
+    work_queue* queue;
+    std::uint32_t index;
+  };
+  static constexpr std::uint32_t kept_most = 64;
+  std::unique_ptr<std::uint8_t[]> kept_at_;
+  kept_queue kept_[kept_most] = {};
+  std::uint32_t kept_count_ = 0;
   const fiber_loop loop_;
   std::unique_ptr<suspensions> suspensions_;  // null if it never suspends
 

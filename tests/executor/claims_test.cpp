@@ -116,6 +116,10 @@ TEST_CASE("a conversation between two queues of one worker hops by claims, one p
   const tact::worker_stats s = system.stats().total;
   CHECK(s.claims == hops);
   CHECK(s.messages_sent == hops + 1);
+  // The worker keeps both queues between hops: most hops go straight into
+  // the kept queue's batch, without its lock (local sends). Only a hop
+  // after a turn ends at the gulp budget takes the lock again.
+  CHECK(s.local_sends >= hops / 2);
   CHECK(tact::test::conservation_of(system));
   a | tact::delete_msg;
   b | tact::delete_msg;
@@ -256,6 +260,129 @@ TEST_CASE("claims keep each sender's order while threads send to the same actor"
   target | tact::finished_msg;
   for (auto& t : trickle) *t | tact::finished_msg;
   for (auto& f : flood) *f | tact::finished_msg;
+  system.stop();
+}
+
+namespace {
+
+// A player that also takes numbered mail from threads, checking its order
+// and that it never runs two behaviours at once.
+struct rally_player : tact::actor {
+  rally_player* other = nullptr;
+  std::atomic<std::uint64_t> caught{0};
+  std::atomic<bool> in_receive{false};
+  tact::test::fifo_check fifo;
+  std::uint64_t overlaps = 0;
+  // The rally's hops when the first numbered letter came.
+  std::uint64_t rally_at_first_letter = 0;
+
+  tact::allocation receive(ball& b) {
+    enter();
+    caught.fetch_add(1, std::memory_order_relaxed);
+    if (b.left != 0) {
+      --b.left;
+      *other | b;
+    }
+    leave();
+    return Nodelete;
+  }
+  tact::allocation receive(sequenced& m) {
+    enter();
+    if (fifo.received() == 0) rally_at_first_letter = caught + other->caught;
+    fifo.accept(m);
+    leave();
+    return Nodelete;
+  }
+
+ private:
+  void enter() {
+    if (in_receive.exchange(true, std::memory_order_acquire)) ++overlaps;
+  }
+  void leave() { in_receive.store(false, std::memory_order_release); }
+};
+
+}  // namespace
+
+TEST_CASE("mail from a thread to a kept queue is delivered while the conversation goes on") {
+  // One worker, two queues: the rally keeps both queues processed, hop
+  // after hop, so the thread's letters wait in a mailbox nobody gulps
+  // until the worker's turn ends (at the gulp budget) and it lets them go.
+  tact::actor_system system{{.workers = 1, .queues = 2}};
+  auto& a = system.spawn_at<rally_player>(tact::on_queue(0));
+  auto& b = system.spawn_at<rally_player>(tact::on_queue(1));
+  a.other = &b;
+  b.other = &a;
+  const std::uint64_t hops = tact::test::scaled(2'000'000);
+  ball x;
+  x.left = hops;
+  a | x;
+  // Once the rally is under way, a letter to each side.
+  while (a.caught.load(std::memory_order_relaxed) < 1000) std::this_thread::yield();
+  sequenced to_a{0, 0};
+  sequenced to_b{1, 0};
+  a | to_a;
+  b | to_b;
+  system.await_quiescence();
+  CHECK(a.caught + b.caught == hops + 1);
+  CHECK(a.fifo.received() == 1);
+  CHECK(b.fifo.received() == 1);
+  // Both came before the rally's end: a kept queue's mail is not held
+  // back for as long as the conversation lasts.
+  CHECK(a.rally_at_first_letter < hops);
+  CHECK(b.rally_at_first_letter < hops);
+  CHECK(a.overlaps + b.overlaps == 0);
+  CHECK(tact::test::conservation_of(system));
+  a | tact::delete_msg;
+  b | tact::delete_msg;
+  system.stop();
+}
+
+TEST_CASE("rallies between kept queues keep each sender's order under threads' mail") {
+  // Pairs of actors rally while threads send numbered letters to them:
+  // workers keep the rallies' queues between hops, and the letters take
+  // the mailboxes of queues being kept, taken in ahead of the next hop.
+  const std::uint32_t workers = GENERATE(1u, 2u, 8u);
+  INFO(workers << " workers");
+  constexpr std::uint64_t pairs = 4;
+  constexpr std::uint64_t thread_senders = 2;
+  const std::uint64_t hops = tact::test::scaled(50'000);
+  const std::uint64_t per_sender = tact::test::scaled(5'000);
+  tact::actor_system system{{.workers = workers, .queues = 4 * workers}};
+  std::vector<std::unique_ptr<rally_player>> players;
+  for (std::uint64_t i = 0; i < 2 * pairs; ++i) players.push_back(std::make_unique<rally_player>());
+  std::vector<ball> balls(pairs);
+  for (std::uint64_t p = 0; p < pairs; ++p) {
+    players[2 * p]->other = players[2 * p + 1].get();
+    players[2 * p + 1]->other = players[2 * p].get();
+    balls[p].left = hops;
+    *players[2 * p] | balls[p];
+  }
+  // Each thread sends its letters round robin over the players, numbered
+  // per (thread, player).
+  std::vector<std::vector<sequenced>> letters(thread_senders);
+  for (std::uint64_t t = 0; t < thread_senders; ++t) {
+    letters[t].reserve(per_sender);  // built in place: a copy destroyed unsent is reported
+    for (std::uint64_t i = 0; i < per_sender; ++i) letters[t].emplace_back(t, i / players.size());
+  }
+  std::vector<std::thread> threads;
+  for (std::uint64_t t = 0; t < thread_senders; ++t)
+    threads.emplace_back([&, t] {
+      for (std::uint64_t i = 0; i < per_sender; ++i) *players[i % players.size()] | letters[t][i];
+    });
+  for (auto& t : threads) t.join();
+  system.await_quiescence();
+  std::uint64_t caught = 0;
+  std::uint64_t letters_received = 0;
+  for (auto& p : players) {
+    caught += p->caught;
+    letters_received += p->fifo.received();
+    CHECK(p->fifo.clean());
+    CHECK(p->overlaps == 0);
+  }
+  CHECK(caught == pairs * (hops + 1));
+  CHECK(letters_received == thread_senders * per_sender);
+  CHECK(tact::test::conservation_of(system));
+  for (auto& p : players) *p | tact::finished_msg;
   system.stop();
 }
 

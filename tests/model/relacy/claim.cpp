@@ -13,7 +13,12 @@
 //    the last processor's finish();
 //  * no wake-up is lost: a post while the batch is claimed still wakes the
 //    parked owner, and a claim handed back (work_queue::pause, a flood or a
-//    batch cut short) wakes the waiter it returns, who takes the rest.
+//    batch cut short) wakes the waiter it returns, who takes the rest;
+//  * a queue kept after its batch ran (runner::keep) and sent to again
+//    (runner::rejoin) delivers the new letter after every earlier one of
+//    its sender that took the mailbox meanwhile: the rejoin takes the
+//    mailbox in first whenever the queue's count of waiting mail is not
+//    zero.
 //
 // The queue and its parking are the engine's: work_queue (post, claim,
 // pause, gulp, finish, register_waiter), parker and the futex. The owner
@@ -76,6 +81,9 @@ enum class then {
   run,                // drains the claimed batch, as drain_claims does
   hand_back,          // hands it back, waking the waiter pause() returns
   hand_back_no_wake,  // the same, forgetting the wake-up (a mutant)
+  keep_and_rejoin,    // runs it and keeps the queue; its second letter took
+                      // the mailbox; then sends a third, as runner::rejoin
+  rejoin_unchecked,   // the same, not looking at the mailbox (a mutant)
 };
 
 // Thread 0 is the owner. Thread 1 claims the queue with its first letter
@@ -87,16 +95,18 @@ template <bool asleep_only, then next>
 struct claim_race : rl::test_suite<claim_race<asleep_only, next>, 3> {
   work_queue q{1};
   atomic<bool> stopping{false};
-  letter mine[2];
+  letter mine[3];
   letter theirs[2];
   tact::model::post_office<2, 1> office;
   owner worker{q, stopping, office};
 
   void before() {
     office.open();
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < 3; ++i) {
       mine[i].from = 0;
       mine[i].seq = i;
+    }
+    for (int i = 0; i < 2; ++i) {
       theirs[i].from = 1;
       theirs[i].seq = i;
     }
@@ -106,17 +116,22 @@ struct claim_race : rl::test_suite<claim_race<asleep_only, next>, 3> {
     if (index == 0) return worker.run();
     if (index == 1) return claimer();
     for (letter& l : theirs) post(l);
-    while (office.delivered() < 4) tact::detail::model_yield();
+    while (office.delivered() < sent()) tact::detail::model_yield();
     stopping.store(true, std::memory_order_seq_cst);
     worker.wake();
   }
+
+  static constexpr bool rejoins = next == then::keep_and_rejoin || next == then::rejoin_unchecked;
+  static constexpr int sent() { return rejoins ? 5 : 4; }
 
   void claimer() {
     if (!office.claim(q, mine[0], asleep_only)) {
       post(mine[0]);
       post(mine[1]);
+      if (rejoins) post(mine[2]);
       return;
     }
+    if (rejoins) return keep_and_rejoin();
     office.join(q, mine[1]);
     switch (next) {
       case then::run:
@@ -128,7 +143,22 @@ struct claim_race : rl::test_suite<claim_race<asleep_only, next>, 3> {
       case then::hand_back_no_wake:
         (void)q.pause();
         break;
+      default:
+        break;
     }
+  }
+
+  // The claimed batch runs and the queue stays processed, its batch empty
+  // (runner::keep). The second letter takes the mailbox, as a send with
+  // appends held does; the third goes straight into the kept batch, after
+  // taking in the mailbox if its count says it holds mail.
+  void keep_and_rejoin() {
+    office.run(q, q.batch());
+    q.batch().recycle();
+    post(mine[1]);
+    if (next == then::keep_and_rejoin && q.queued() != 0) q.regulp(q.batch());
+    office.join(q, mine[2]);
+    office.process(q);
   }
 
   void post(letter& l) {
@@ -136,7 +166,7 @@ struct claim_race : rl::test_suite<claim_race<asleep_only, next>, 3> {
     if (woken.waiter != nullptr) woken.waiter->wake();
   }
 
-  void after() { office.check(2); }
+  void after() { office.check({rejoins ? 3 : 2, 2}); }
 };
 
 }  // namespace
@@ -152,6 +182,12 @@ int main(int argc, char** argv) {
   m.check<claim_race<false, then::run>>("claim and run: random", search::random(100000));
   m.check<claim_race<true, then::hand_back>>("claim while asleep, hand back: random",
                                              search::random(100000));
+  m.check<claim_race<false, then::keep_and_rejoin>>("keep and rejoin: up to 2 preemptions",
+                                                    search::bounded(2));
+  m.check<claim_race<false, then::keep_and_rejoin>>("keep and rejoin: random",
+                                                    search::random(100000));
+  m.mutant<claim_race<false, then::rejoin_unchecked>>(
+      "mutant: a rejoin overtakes its sender's mail", search::bounded(2), rl::test_result_user_assert_failed);
   m.mutant<claim_race<false, then::run>>("mutant: claim reads being_processed relaxed",
                                          search::bounded(3), rl::test_result_data_race,
                                          "work_queue::claim", std::memory_order_relaxed);
