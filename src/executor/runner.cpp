@@ -181,7 +181,7 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
     // A batch whose last envelope made the one claim pending hands over
     // to the claimed batch here, as drain_claims would next, without
     // leaving this loop: a conversation between queues runs as one long
-    // turn, bounded by the same budget as a batch (see chain_to()).
+    // turn, bounded by the same budget as a batch (see keep()).
     if (paused || resumed_ || claims_count_ != 1) break;
     const claim& c = claims_[claims_first_];
     if (c.serial != batch_serial_ || c.queue == nullptr || batch_serial_ == 0) break;
@@ -346,12 +346,16 @@ void runner::unkeep(std::uint32_t index) noexcept {
 
 bool runner::rejoin(work_queue& q, std::uint32_t index, void* target, void* message, run_fn run) {
   copy_queue& batch = q.batch();
+  // Lock-free unless mail waits: a zero count means every earlier send of
+  // this batch's actors to q has been taken in (see keep() in runner.hpp).
   if (appends_held_ != 0 || q.queued() != 0) q.regulp(batch);
-  batch.push(envelope{target, message, run});
+  // A claim from here on, before the push: if the push throws, the mail
+  // just taken in still runs, as the claimed batch.
   unkeep(index);
   claims_[(claims_first_ + claims_count_) % claims_most] = {&q, index, batch_serial_};
   ++claims_count_;
   conversed_ = true;
+  batch.push(envelope{target, message, run});
   counters.claims.add();
   counters.local_sends.add();
   return true;

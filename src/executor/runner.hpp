@@ -171,6 +171,9 @@ class runner : public sleeper {
   // claim is handed back. Any other send finds the queue processed and
   // takes the mailbox, which is gulped after the claimed batch.
   //
+  // A queue this runner keeps is not claimed but rejoined, without the
+  // lock (see kept()).
+  //
   // For the executor's post path: returns false if the send must take
   // the mailbox. Throws std::bad_alloc if the queue cannot grow; nothing
   // was sent then. The envelope's words are passed apart, as to post():
@@ -315,7 +318,28 @@ class runner : public sleeper {
   // worker whose last sweep found nothing, or another (busy, or unknown).
   enum class holder : std::uint8_t { us, other_idle, other_busy };
   holder holder_of(const work_queue& q, std::uint32_t index) const noexcept;
-  // Kept queues (see keep()).
+  // Kept queues. A batch that claimed a queue (or rejoined one) keeps its
+  // own once drained: the queue stays processed by this runner, its batch
+  // empty, since the partner's answer is likely to come back to it. A send
+  // to a kept queue from where a claim may be made (post_claimed) rejoins
+  // it: the envelope goes into its batch, which becomes the pending claim,
+  // and run_batch hands over to it at once, so that a conversation runs
+  // as one turn within the gulp budget. Kept queues are let go
+  // (finish_kept) when the run of claims ends: before the runner sweeps,
+  // parks or stops, so mail others post to them meanwhile waits at most
+  // that turn.
+  //
+  // FIFO per sender, without the lock: the senders are actors of the
+  // queue in hand. Their earlier sends to q went into q's batch (and ran:
+  // it is empty) or into its mailbox. Those made on other threads, before
+  // this runner took their queue, happen-before that take (its lock, and
+  // the acquire of being_processed that pairs with the last processor's
+  // release), and those made here are sequenced before; so q's count of
+  // waiting mail, read relaxed, shows them unless they have been taken
+  // in. Zero: the envelope may go straight into the batch. Not zero, or
+  // appends held (a sender that is not an actor of the queue in hand):
+  // the mailbox is taken in first, under the lock (work_queue::regulp).
+  // Only this runner resets the count of a queue it processes.
   bool kept(std::uint32_t index) const noexcept { return kept_at_[index] != 0; }
   void keep(work_queue& q, std::uint32_t index) noexcept;
   void unkeep(std::uint32_t index) noexcept;
