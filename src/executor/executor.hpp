@@ -137,6 +137,8 @@ class executor {
   // whoever sleeps on it. `self`: this_runner(). The same-queue append is
   // the fast path (see post() in seam.hpp); this is everything else.
   void post_to_mailbox(runner* self, std::uint32_t queue, void* target, void* message, run_fn run);
+  // See post_all() in seam.hpp.
+  std::uint32_t post_all(runner& self, std::uint32_t queue, const envelope* e, std::uint32_t n) noexcept;
   // Hands a diagnostic to the configured handler.
   void report(diagnostic_kind kind, std::string text, std::exception_ptr error = {}) const noexcept;
   // A message was destroyed without being sent (checks): the first is

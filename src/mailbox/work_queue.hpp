@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <new>
 #include <utility>
 
 #include <tact/detail/atomic.hpp>
@@ -52,6 +53,32 @@ class work_queue {
     if (holder != nullptr) [[unlikely]]
       holder_ = nullptr;
     return {std::exchange(waiter_, nullptr), holder};
+  }
+
+  // Appends e[0], ..., e[n - 1], in order, in one lock section: for a
+  // sender with a run of envelopes for this queue (a commit's sends to one
+  // actor), which would otherwise take the lock, and the line it shares
+  // with the pending count, once per envelope. Returns the sleepers to
+  // wake (see post()) and how many it appended: fewer than n only if the
+  // mailbox could not grow, and then the first that many.
+  struct posted_all {
+    sleepers woken;
+    std::uint32_t count;
+  };
+  posted_all post_all(const envelope* e, std::uint32_t n) noexcept {
+    std::lock_guard guard{lock_};
+    std::uint32_t count = 0;
+    try {
+      for (; count < n; ++count) mailbox_.push(e[count]);
+    } catch (const std::bad_alloc&) {
+      // The first `count` are in; the caller keeps the rest.
+    }
+    if (count == 0) return {{nullptr, nullptr}, 0};
+    pending_.store(pending_.load(std::memory_order_relaxed) + count, std::memory_order_relaxed);
+    sleeper* const holder = holder_;
+    if (holder != nullptr) [[unlikely]]
+      holder_ = nullptr;
+    return {{std::exchange(waiter_, nullptr), holder}, count};
   }
 
   // A post and a gulp in one lock section, for a runner that will process

@@ -11,6 +11,7 @@
 
 #include <tact/actor_system.hpp>
 #include <tact/build_config.hpp>
+#include <tact/defaults.hpp>
 #include <tact/detail/tx_core.hpp>
 #include <tact/tx/failure.hpp>
 #include <tact/tx/message.hpp>
@@ -220,6 +221,71 @@ void refuse(executor& ex) noexcept {
   return false;
 }
 
+// Whether a commit's send m, with more after it, may start a run (see
+// post_run): to a serialized actor of w's system on another queue than the
+// one in hand, while nothing waits for memory. Such an actor's messages
+// all go to its home queue, whatever the sender: a run of them there keeps
+// their order.
+inline bool runs_from(message& m, runner& w) noexcept {
+  const cell& to = *message_access::target(m).cell();
+  return to.serialized.load(std::memory_order_relaxed) && &to.dom->ex() == &w.owner() &&
+         to.home != w.current_queue() && !to.dom->postponed().any() && !to.dom->stopping();
+}
+
+// A commit's consecutive sends to one actor, from m (see runs_from), posted
+// to its home queue in one lock section per defaults::claim_joins or more
+// (a burst, as a producer's commit of many increments): a lock and a line
+// transfer per message would otherwise pace the producer, and its
+// consumer's sweeps, reading the same line, would slow each post. Shorter
+// runs are left to the sends one by one, which may claim the queue for a
+// conversation. A bounded receiver is counted before the run can run; a
+// run that fills it mutes the actor after its commit, as a single send
+// would. Returns the first message not posted (null: none left, and the
+// list is consumed), whose `next` still links the rest; what the queue
+// could not take (no memory) is left to the sends one by one, which wait
+// for memory. A run too short to post so sets `alone` to the sends after m
+// that need not be looked at again.
+[[gnu::noinline]] message* post_run(transaction& tx, runner& w, message* m,
+                                    std::uint32_t& alone) noexcept {
+  constexpr std::uint32_t least = defaults::claim_joins;
+  constexpr std::uint32_t most = 256;
+  cell* const to = message_access::target(*m).cell();
+  std::uint32_t n = 1;
+  for (message* k = message_access::next(*m);
+       n < most && k != nullptr && message_access::target(*k).cell() == to; k = message_access::next(*k))
+    ++n;
+  if (n < least) {
+    alone = n - 1;
+    return m;
+  }
+  // Unlinked before they are posted: a posted message may run, and be
+  // gone, at once.
+  envelope run[most];
+  message* k = m;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    run[i] = {to, k, &deliver};
+    k = std::exchange(message_access::next(*k), nullptr);
+  }
+  message* const after = k;
+  if (to->gauge != nullptr) [[unlikely]] {
+    if (tx.full == nullptr && to != tx.actor && to->gauge->full()) {
+      retain(to);
+      tx.full = to;
+    }
+    to->gauge->sent.fetch_add(n, std::memory_order_relaxed);
+  }
+  const std::uint32_t posted = post_all(to->dom->ex(), w, to->home, run, n);
+  if (posted == n) [[likely]]
+    return after;
+  // The queue could not grow: the rest, linked again, go one by one.
+  if (to->gauge != nullptr) to->gauge->sent.fetch_sub(n - posted, std::memory_order_relaxed);
+  for (std::uint32_t i = posted; i + 1 < n; ++i)
+    message_access::next(*static_cast<message*>(run[i].message)) =
+        static_cast<message*>(run[i + 1].message);
+  message_access::next(*static_cast<message*>(run[n - 1].message)) = after;
+  return static_cast<message*>(run[posted].message);
+}
+
 // The commit's sends, in order, then the end of the loan (see transaction):
 // `handled` gives up its reference to the actor if a send borrowed it. From
 // here the actor may be reclaimed once that send has run, which it can do
@@ -242,7 +308,14 @@ void refuse(executor& ex) noexcept {
   }
   bool first = true;
   const bool parallel = !tx.actor->exclusive;
+  std::uint32_t alone = 0;  // sends ahead known to make no run
   for (message* m = std::exchange(tx.first, nullptr); m != nullptr; first = false) {
+    if (alone != 0) {
+      --alone;
+    } else if (message_access::next(*m) != nullptr && runs_from(*m, w)) [[unlikely]] {
+      m = post_run(tx, w, m, alone);
+      if (m == nullptr) break;
+    }
     message* next = std::exchange(message_access::next(*m), nullptr);
     if (cell* to = message_access::target(*m).cell();
         to->gauge != nullptr && tx.full == nullptr && to != tx.actor && to->gauge->full())

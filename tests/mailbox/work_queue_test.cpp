@@ -336,3 +336,34 @@ TEST_CASE("a claim handed back goes to the next gulp as a batch cut short, and w
   CHECK(number_of(q.batch().pop()) == 4);
   q.finish();
 }
+
+TEST_CASE("a run of posts goes in whole, in order, after the mail before it, and wakes once") {
+  work_queue q{4};  // chunks of 4: the run spans several
+  parked owner;
+  REQUIRE(q.register_waiter(&owner, nullptr));
+  q.post(numbered(0));  // takes the waiter
+  REQUIRE(q.register_waiter(&owner, nullptr) == false);  // mail waits: refused
+  REQUIRE(q.gulp() == gulp::taken);
+  REQUIRE(number_of(q.batch().pop()) == 0);
+  q.finish();
+  REQUIRE(q.register_waiter(&owner, nullptr));
+
+  q.post(numbered(1));  // wakes the owner, once
+  std::vector<envelope> run;
+  for (std::uintptr_t i = 2; i < 40; ++i) run.push_back(numbered(i));
+  const work_queue::posted_all posted =
+      q.post_all(run.data(), static_cast<std::uint32_t>(run.size()));
+  CHECK(posted.count == run.size());
+  CHECK(posted.woken.waiter == nullptr);  // the post before took it
+  CHECK(q.queued() == 39);
+  REQUIRE(q.gulp() == gulp::taken);
+  REQUIRE(q.batch().size() == 39);
+  for (std::uintptr_t i = 1; i < 40; ++i) REQUIRE(number_of(q.batch().pop()) == i);
+  q.finish();
+
+  REQUIRE(q.register_waiter(&owner, nullptr));
+  const work_queue::posted_all again = q.post_all(run.data(), 3);
+  CHECK(again.count == 3);
+  CHECK(again.woken.waiter == &owner);
+  CHECK(q.queued() == 3);
+}

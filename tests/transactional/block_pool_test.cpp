@@ -116,13 +116,50 @@ TEST_CASE("a freed block is the next one handed out for its size") {
   free_block(b, 48);
 }
 
-TEST_CASE("a thread keeps at most the limit of freed blocks per size, the rest go to the heap") {
+TEST_CASE("a thread keeps at most the limit of freed blocks per size, the rest go elsewhere") {
   const std::size_t limit = block_keep_limit();
   std::vector<void*> blocks;
   for (std::size_t i = 0; i < 3 * limit + 100; ++i) blocks.push_back(allocate_block(64));
   for (void* b : blocks) free_block(b, 64);
-  CHECK(kept_blocks(64) == limit);
+  // Each time the list was full it went whole to the shared depot (or, the
+  // depot full, to the heap), and a new one began.
+  CHECK(kept_blocks(64) <= limit);
+  CHECK(kept_blocks(64) == (limit == 0 ? 0 : blocks.size() % limit));
   CHECK(kept_blocks(largest_pooled + 1) == 0);  // never pooled
+}
+
+TEST_CASE("blocks a consumer thread frees serve a producer thread, a whole list at a time") {
+  const std::size_t limit = block_keep_limit();
+  if (limit == 0) return;  // nothing pooled
+  constexpr std::size_t size = 176;
+  // Whatever earlier tests left in the depot for this size is taken first,
+  // and held, so that what the producer gets below can only be the
+  // consumer's.
+  std::vector<void*> earlier;
+  std::thread drain{[&] {
+    for (std::size_t i = 0; i < 8 * limit; ++i) earlier.push_back(allocate_block(size));
+  }};
+  drain.join();
+  std::vector<void*> made;
+  std::thread producer{[&] {
+    for (std::size_t i = 0; i < 2 * limit; ++i) made.push_back(allocate_block(size));
+  }};
+  producer.join();
+  const std::set<void*> freed(made.begin(), made.end());
+  std::thread consumer{[&] {
+    for (void* b : made) free_block(b, size);  // its list fills, and goes to the depot
+  }};
+  consumer.join();
+  std::vector<void*> again;
+  std::thread second_producer{[&] {
+    for (std::size_t i = 0; i < limit; ++i) again.push_back(allocate_block(size));
+  }};
+  second_producer.join();
+  std::size_t reused = 0;
+  for (void* b : again) reused += freed.count(b);
+  CHECK(reused == limit);  // one whole list, none from the heap
+  for (void* b : again) free_block(b, size);
+  for (void* b : earlier) free_block(b, size);
 }
 
 TEST_CASE("blocks freed by another thread join the freeing thread's cache, not the allocating one's") {
@@ -162,7 +199,9 @@ TEST_CASE("a behaviour's closure is allocated from the block cache and freed bac
     after_again = kept_in_all_sizes();
   }};
   fresh.join();
-  CHECK(after_release == 1);
-  CHECK(while_held == 0);
-  CHECK(after_again == 1);
+  // The thread may have taken a whole list from the depot (see
+  // block_pool.cpp) for its first block: counted relative to that.
+  CHECK(after_release >= 1);
+  CHECK(while_held == after_release - 1);
+  CHECK(after_again == after_release);
 }

@@ -93,6 +93,35 @@ TEST_CASE("a producer committing to a full bounded actor is muted until it drain
   system.stop();
 }
 
+TEST_CASE("a commit's burst to a serialized actor arrives whole and in order, bounded or not",
+          "[transactional][mailbox_bound]") {
+  // Steps longer than the runs a commit posts in one lock section (256),
+  // so each commit posts several, from a producer on another queue.
+  const std::uint32_t workers = GENERATE(1u, 2u, 8u);
+  const std::uint32_t bound = GENERATE(0u, 64u);
+  constexpr std::uint64_t step = 600;
+  constexpr std::uint64_t count = 30'000;
+  INFO(workers << " workers, bound " << bound);
+  tact::actor_system system{{.workers = workers, .queues = 2 * workers}};
+  observed o;
+  {
+    const tx::actor_ref to = bound != 0 ? tx::spawn(system, sink(o), tx::bounded{bound})
+                                        : tx::spawn(system, sink(o), tx::mode::serialized);
+    const tx::actor_ref from =
+        tx::spawn(system, producer(to, o, count, step), tx::mode::serialized);
+    tx::send(from, start{});
+    system.await_quiescence();
+  }
+  CHECK(o.received == count);
+  CHECK(o.out_of_order == 0);
+  if (bound != 0) CHECK(o.largest_backlog <= bound + 2 * step + 1);
+  const tact::worker_stats s = system.stats().total;
+  CHECK(s.sends_over_bound == 0);
+  CHECK(s.tx_rollbacks == 0);
+  CHECK(s.messages_sent == s.messages_processed);
+  system.stop();
+}
+
 TEST_CASE("a bounded transactional actor is serialized", "[transactional][mailbox_bound]") {
   tact::actor_system system{{.workers = 2}};
   observed o;
