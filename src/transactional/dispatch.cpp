@@ -239,8 +239,8 @@ inline bool runs_from(message& m, runner& w) noexcept {
 // consumer's sweeps, reading the same line, would slow each post. Shorter
 // runs are left to the sends one by one, which may claim the queue for a
 // conversation. A bounded receiver is counted before the run can run; a
-// run that fills it mutes the actor after its commit, as a single send
-// would. Returns the first message not posted (null: none left, and the
+// run that fills it mutes the actor after its commit, as the next send
+// would have. Returns the first message not posted (null: none left, and the
 // list is consumed), whose `next` still links the rest; what the queue
 // could not take (no memory) is left to the sends one by one, which wait
 // for memory. A run too short to post so sets `alone` to the sends after m
@@ -268,16 +268,21 @@ inline bool runs_from(message& m, runner& w) noexcept {
   }
   message* const after = k;
   if (to->gauge != nullptr) [[unlikely]] {
+    // Counted first, and looked at with the run counted: each send after
+    // the one that fills the mailbox would have found it full. `to` is not
+    // touched once the run is posted: its messages may have run, and their
+    // references to it gone.
+    to->gauge->sent.fetch_add(n, std::memory_order_relaxed);
     if (tx.full == nullptr && to != tx.actor && to->gauge->full()) {
       retain(to);
       tx.full = to;
     }
-    to->gauge->sent.fetch_add(n, std::memory_order_relaxed);
   }
   const std::uint32_t posted = post_all(to->dom->ex(), w, to->home, run, n);
   if (posted == n) [[likely]]
     return after;
-  // The queue could not grow: the rest, linked again, go one by one.
+  // The queue could not grow: the rest, linked again, go one by one (and
+  // hold `to` meanwhile).
   if (to->gauge != nullptr) to->gauge->sent.fetch_sub(n - posted, std::memory_order_relaxed);
   for (std::uint32_t i = posted; i + 1 < n; ++i)
     message_access::next(*static_cast<message*>(run[i].message)) =
