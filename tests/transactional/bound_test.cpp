@@ -60,6 +60,17 @@ tx::behaviour producer(const tx::actor_ref& to, observed& o, std::uint64_t count
   };
 }
 
+// Runs a producer of `count` items, `step` per handler, into a sink that is
+// bounded (bound != 0) or else serialized, until the system is quiescent.
+void produce(tact::actor_system& system, observed& o, std::uint32_t bound, std::uint64_t count,
+             std::uint64_t step) {
+  const tx::actor_ref to = bound != 0 ? tx::spawn(system, sink(o), tx::bounded{bound})
+                                      : tx::spawn(system, sink(o), tx::mode::serialized);
+  const tx::actor_ref from = tx::spawn(system, producer(to, o, count, step), tx::mode::serialized);
+  tx::send(from, start{});
+  system.await_quiescence();
+}
+
 }  // namespace
 
 TEST_CASE("a producer committing to a full bounded actor is muted until it drains",
@@ -73,13 +84,7 @@ TEST_CASE("a producer committing to a full bounded actor is muted until it drain
   // next step would queue behind its sends anyway.
   tact::actor_system system{{.workers = workers, .queues = 2 * workers}};
   observed o;
-  {
-    const tx::actor_ref to = tx::spawn(system, sink(o), tx::bounded{bound});
-    const tx::actor_ref from =
-        tx::spawn(system, producer(to, o, count, step), tx::mode::serialized);
-    tx::send(from, start{});
-    system.await_quiescence();
-  }
+  produce(system, o, bound, count, step);
   CHECK(o.received == count);
   CHECK(o.out_of_order == 0);
   // A commit that finds the sink full still queues its whole step, and the
@@ -104,14 +109,7 @@ TEST_CASE("a commit's burst to a serialized actor arrives whole and in order, bo
   INFO(workers << " workers, bound " << bound);
   tact::actor_system system{{.workers = workers, .queues = 2 * workers}};
   observed o;
-  {
-    const tx::actor_ref to = bound != 0 ? tx::spawn(system, sink(o), tx::bounded{bound})
-                                        : tx::spawn(system, sink(o), tx::mode::serialized);
-    const tx::actor_ref from =
-        tx::spawn(system, producer(to, o, count, step), tx::mode::serialized);
-    tx::send(from, start{});
-    system.await_quiescence();
-  }
+  produce(system, o, bound, count, step);
   CHECK(o.received == count);
   CHECK(o.out_of_order == 0);
   if (bound != 0) CHECK(o.largest_backlog <= bound + 2 * step + 1);
