@@ -53,8 +53,10 @@ struct worker_stats {
   // time (see docs/ask.md, "The helping asker").
   std::uint64_t batches_given_back = 0;
   // Queues a worker claimed: a send from its batch found the receiver's
-  // queue idle, and the worker ran that queue next itself instead of
-  // waking its owner (see docs/design.md, "Claims"). Each is also a gulp.
+  // queue idle, or kept by this worker since its last batch, and the
+  // worker ran that queue next itself instead of waking its owner (see
+  // docs/design.md, "Claims" and "Kept queues"). Each is also a gulp; a
+  // claim of a kept queue without its lock is also a local send.
   std::uint64_t claims = 0;
   // Work that found no memory where the engine cannot fail, and waited
   // for it: a commit's send kept, a timer's firing put back, a waiting
