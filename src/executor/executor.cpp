@@ -272,9 +272,7 @@ std::uint32_t executor::post_all(runner& self, std::uint32_t queue, const envelo
               "a run of posts comes from a runner of this executor, for another queue");
   const work_queue::posted_all posted = queues_[queue].post_all(e, n);
   self.counters.messages_sent.add(posted.count);
-  if (posted.woken.waiter != nullptr) posted.woken.waiter->wake();
-  if (posted.woken.holder != nullptr) [[unlikely]]
-    posted.woken.holder->wake();
+  posted.woken.wake();
   return posted.count;
 }
 
@@ -305,9 +303,7 @@ void executor::post_to_mailbox(runner* self, std::uint32_t queue, void* target, 
     if (discarding_.load(std::memory_order_seq_cst)) [[unlikely]]
       return discard_late(queue);
   }
-  if (woken.waiter != nullptr) woken.waiter->wake();
-  if (woken.holder != nullptr) [[unlikely]]
-    woken.holder->wake();
+  woken.wake();
 }
 
 void post_to_mailbox(executor& ex, runner* self, std::uint32_t queue, void* target, void* message,

@@ -182,20 +182,18 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
     // to the claimed batch here, as drain_claims would next, without
     // leaving this loop: a conversation between queues runs as one long
     // turn, bounded by the same budget as a batch (see keep()).
+    // (A claim's serial is never 0: it matches only a batch that may claim.)
     if (paused || resumed_ || claims_count_ != 1) break;
-    const claim& c = claims_[claims_first_];
-    if (c.serial != batch_serial_ || c.queue == nullptr || batch_serial_ == 0) break;
+    if (const claim& c = claims_[claims_first_]; c.serial != batch_serial_ || c.queue == nullptr)
+      break;
     if (processed >= most || enough(processed)) {
       cut_ = true;
       break;
     }
-    work_queue* const next = c.queue;
-    const std::uint32_t next_index = c.index;
-    claims_first_ = (claims_first_ + 1) % claims_most;
-    claims_count_ = 0;
+    const claim next = take_oldest_claim();
     end_batch(*q, index);
-    q = next;
-    index = next_index;
+    q = next.queue;
+    index = next.index;
     begin_batch(*q, index);
     batch_began = processed;
   }
@@ -316,11 +314,23 @@ bool runner::claim_or_join(work_queue& q, std::uint32_t index, void* target, voi
   // on it): only our own are claimed.
   if (h == holder::other_busy && !owner_.stealing()) return false;
   if (!q.claim(envelope{target, message, run}, h == holder::other_busy)) return false;
+  add_claim(q, index);
+  return true;
+}
+
+// Queues q as this batch's claim, to run next.
+void runner::add_claim(work_queue& q, std::uint32_t index) noexcept {
   claims_[(claims_first_ + claims_count_) % claims_most] = {&q, index, batch_serial_};
   ++claims_count_;
   conversed_ = true;
   counters.claims.add();
-  return true;
+}
+
+runner::claim runner::take_oldest_claim() noexcept {
+  const claim c = claims_[claims_first_];
+  claims_first_ = (claims_first_ + 1) % claims_most;
+  --claims_count_;
+  return c;
 }
 
 void runner::keep(work_queue& q, std::uint32_t index) noexcept {
@@ -352,11 +362,8 @@ bool runner::rejoin(work_queue& q, std::uint32_t index, void* target, void* mess
   // A claim from here on, before the push: if the push throws, the mail
   // just taken in still runs, as the claimed batch.
   unkeep(index);
-  claims_[(claims_first_ + claims_count_) % claims_most] = {&q, index, batch_serial_};
-  ++claims_count_;
-  conversed_ = true;
+  add_claim(q, index);
   batch.push(envelope{target, message, run});
-  counters.claims.add();
   counters.local_sends.add();
   return true;
 }
@@ -389,9 +396,7 @@ runner::holder runner::holder_of(const work_queue& q, std::uint32_t index) const
 std::uint64_t runner::drain_claims(std::uint32_t most) {
   std::uint64_t ran = 0;
   for (std::uint32_t n = 0; n < most && claims_count_ != 0; ++n) {
-    const claim c = claims_[claims_first_];
-    claims_first_ = (claims_first_ + 1) % claims_most;
-    --claims_count_;
+    const claim c = take_oldest_claim();
     if (c.queue == nullptr) continue;
     ran += process(*c.queue, c.index);
     // A conversation that ran its whole budget gives the sweep its turn.
@@ -402,9 +407,8 @@ std::uint64_t runner::drain_claims(std::uint32_t most) {
 }
 
 void runner::release_claims() noexcept {
-  for (; claims_count_ != 0; --claims_count_) {
-    const claim c = claims_[claims_first_];
-    claims_first_ = (claims_first_ + 1) % claims_most;
+  while (claims_count_ != 0) {
+    const claim c = take_oldest_claim();
     if (c.queue == nullptr) continue;
     if (sleeper* parked = c.queue->pause()) parked->wake();
   }

@@ -314,6 +314,9 @@ class runner : public sleeper {
 
   static void loop_of(void* self);
   bool claim_or_join(work_queue& q, std::uint32_t index, void* target, void* message, run_fn run);
+  struct claim;
+  void add_claim(work_queue& q, std::uint32_t index) noexcept;
+  claim take_oldest_claim() noexcept;
   // Who holds a queue a claim is considered for: this runner, another
   // worker whose last sweep found nothing, or another (busy, or unknown).
   enum class holder : std::uint8_t { us, other_idle, other_busy };
@@ -327,7 +330,7 @@ class runner : public sleeper {
   // as one turn within the gulp budget. Kept queues are let go
   // (finish_kept) when the run of claims ends: before the runner sweeps,
   // parks or stops, so mail others post to them meanwhile waits at most
-  // that turn.
+  // for that run (see drain_claims).
   //
   // FIFO per sender, without the lock: the senders are actors of the
   // queue in hand. Their earlier sends to q went into q's batch (and ran:

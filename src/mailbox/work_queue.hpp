@@ -40,19 +40,19 @@ class work_queue {
   struct sleepers {
     sleeper* waiter;
     sleeper* holder;
+
+    void wake() const noexcept {
+      if (waiter != nullptr) waiter->wake();
+      if (holder != nullptr) [[unlikely]]
+        holder->wake();
+    }
   };
 
   // Appends `e` and returns the sleepers it must wake, unregistering them.
   sleepers post(const envelope& e) {
     std::lock_guard guard{lock_};
     mailbox_.push(e);
-    // One more than before: every store to pending_ is made under the lock
-    // (and a chained mailbox's size would take more reads).
-    pending_.store(pending_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    sleeper* const holder = holder_;
-    if (holder != nullptr) [[unlikely]]
-      holder_ = nullptr;
-    return {std::exchange(waiter_, nullptr), holder};
+    return posted(1);
   }
 
   // Appends e[0], ..., e[n - 1], in order, in one lock section: for a
@@ -74,11 +74,7 @@ class work_queue {
       // The first `count` are in; the caller keeps the rest.
     }
     if (count == 0) return {{nullptr, nullptr}, 0};
-    pending_.store(pending_.load(std::memory_order_relaxed) + count, std::memory_order_relaxed);
-    sleeper* const holder = holder_;
-    if (holder != nullptr) [[unlikely]]
-      holder_ = nullptr;
-    return {{std::exchange(waiter_, nullptr), holder}, count};
+    return {posted(count), count};
   }
 
   // A post and a gulp in one lock section, for a runner that will process
@@ -303,6 +299,18 @@ class work_queue {
   }
 
  private:
+  // Under the lock, after `added` envelopes went into the mailbox: counts
+  // them, and takes the sleepers they must wake. Counted up from before:
+  // every store to pending_ is made under the lock (and a chained
+  // mailbox's size would take more reads).
+  sleepers posted(std::uint32_t added) noexcept {
+    pending_.store(pending_.load(std::memory_order_relaxed) + added, std::memory_order_relaxed);
+    sleeper* const holder = holder_;
+    if (holder != nullptr) [[unlikely]]
+      holder_ = nullptr;
+    return {std::exchange(waiter_, nullptr), holder};
+  }
+
   // Senders' line.
   spinlock lock_;
   atomic<std::uint32_t> pending_{0};       // mailbox size + carried_, for looks_empty()

@@ -101,8 +101,8 @@ bool take_list(std::size_t c, block_list& l) noexcept {
   return true;
 }
 
-// Gives the thread's full list `l` to the heap, leaving it empty: the
-// depot is full.
+// Gives the thread's list `l` to the heap, leaving it empty (the depot is
+// full, or the thread is exiting).
 void free_list(block_list& l) noexcept {
   while (l.head != nullptr) ::operator delete(std::exchange(l.head, *static_cast<void**>(l.head)));
   l.count = 0;
@@ -117,8 +117,7 @@ struct janitor {
   ~janitor() {
     state = thread_state::exited;
     for (block_list& l : block_lists) {
-      while (l.head != nullptr) ::operator delete(std::exchange(l.head, *static_cast<void**>(l.head)));
-      l.count = 0;
+      free_list(l);
       l.limit = 0;
     }
   }
@@ -147,13 +146,8 @@ void* allocate_block_slowly(std::size_t size) {
   if (c >= block_classes) return ::operator new(size);
   // Only a registered thread takes a list: its exit gives it back.
   if (pooled && state == thread_state::unregistered) register_thread();
-  if (pooled && state == thread_state::registered && take_list(c, block_lists[c])) {
-    block_list& l = block_lists[c];
-    void* const block = l.head;
-    l.head = *static_cast<void**>(block);
-    --l.count;
-    return block;
-  }
+  if (pooled && state == thread_state::registered && take_list(c, block_lists[c]))
+    return allocate_block(size);  // from the list just taken
   return ::operator new((c + 1) * block_granule);
 }
 

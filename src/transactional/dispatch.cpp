@@ -243,10 +243,9 @@ inline bool runs_from(message& m, runner& w) noexcept {
 // would have. Returns the first message not posted (null: none left, and the
 // list is consumed), whose `next` still links the rest; what the queue
 // could not take (no memory) is left to the sends one by one, which wait
-// for memory. A run too short to post so sets `alone` to the sends after m
-// that need not be looked at again.
-[[gnu::noinline]] message* post_run(transaction& tx, runner& w, message* m,
-                                    std::uint32_t& alone) noexcept {
+// for memory. A run too short returns m: the look ahead is bounded by
+// `least`.
+[[gnu::noinline]] message* post_run(transaction& tx, runner& w, message* m) noexcept {
   constexpr std::uint32_t least = defaults::claim_joins;
   constexpr std::uint32_t most = 256;
   cell* const to = message_access::target(*m).cell();
@@ -254,10 +253,7 @@ inline bool runs_from(message& m, runner& w) noexcept {
   for (message* k = message_access::next(*m);
        n < most && k != nullptr && message_access::target(*k).cell() == to; k = message_access::next(*k))
     ++n;
-  if (n < least) {
-    alone = n - 1;
-    return m;
-  }
+  if (n < least) return m;
   // Unlinked before they are posted: a posted message may run, and be
   // gone, at once.
   envelope run[most];
@@ -313,12 +309,9 @@ inline bool runs_from(message& m, runner& w) noexcept {
   }
   bool first = true;
   const bool parallel = !tx.actor->exclusive;
-  std::uint32_t alone = 0;  // sends ahead known to make no run
   for (message* m = std::exchange(tx.first, nullptr); m != nullptr; first = false) {
-    if (alone != 0) {
-      --alone;
-    } else if (message_access::next(*m) != nullptr && runs_from(*m, w)) [[unlikely]] {
-      m = post_run(tx, w, m, alone);
+    if (message_access::next(*m) != nullptr && runs_from(*m, w)) [[unlikely]] {
+      m = post_run(tx, w, m);
       if (m == nullptr) break;
     }
     message* next = std::exchange(message_access::next(*m), nullptr);
