@@ -180,33 +180,21 @@ enum class posted : std::uint8_t {
 // (try_send, send_within).
 enum class admission : std::uint8_t { make_room, admitted };
 
+// post_message for a bounded receiver, whose gauge is g (mailbox_bound.cpp).
+TACT_API posted post_bounded(actor& receiver, mailbox_gauge& g, void* target, message& msg,
+                             run_fn run, admission how);
+
 // post_to for a message (not a pill, not a timer): a bounded receiver
-// counts it, and a full one makes the sender wait or drops it first.
+// counts it, and a full one makes the sender wait or drops it first. Only
+// the unbounded path is inline, a few loads and a call, so that a send
+// inlined into the caller's hot loop costs it no registers for the rest.
 inline posted post_message(actor& receiver, void* target, message& msg, run_fn run,
                            admission how = admission::make_room) {
   mailbox_gauge* const g = actor_access::gauge_of(receiver);
   if (g == nullptr) [[likely]]
     return post_to(receiver, target, std::addressof(msg), run) ? posted::queued
                                                                : posted::finished;
-  if (how == admission::make_room && g->full() && !make_room(receiver, *g)) {
-    dispose(msg);
-    return posted::dropped;
-  }
-  // Counted before the post, which happens before the receiver takes the
-  // message (the queue's lock, or the batch in hand): a receiver that
-  // reads `sent` after receiving it sees this increment, so the mailbox
-  // never seems to hold fewer than nothing. Relaxed: nothing else is
-  // published with it.
-  g->sent.fetch_add(1, std::memory_order_relaxed);
-  bool queued = false;
-  try {
-    queued = post_to(receiver, target, std::addressof(msg), run);
-  } catch (...) {
-    g->sent.fetch_sub(1, std::memory_order_relaxed);
-    throw;
-  }
-  if (!queued) g->sent.fetch_sub(1, std::memory_order_relaxed);
-  return queued ? posted::queued : posted::finished;
+  return post_bounded(receiver, *g, target, msg, run, how);
 }
 
 template <class A, class M>

@@ -2,6 +2,7 @@
 #include <string>
 
 #include <tact/detail/classic_hooks.hpp>
+#include <tact/send.hpp>
 
 #include "executor/room.hpp"
 #include "executor/seam.hpp"
@@ -47,8 +48,10 @@ runner* suspending_runner(const executor& ex, const actor* self, const actor& re
   return r;
 }
 
-}  // namespace
-
+// A send's way to meet a full mailbox: the sender waits for room if it can
+// and must (see docs/flow_control.md); false if the message is to be
+// dropped (counted and reported here). Throws std::bad_alloc before it
+// waits, if it cannot.
 bool make_room(actor& receiver, mailbox_gauge& g) {
   executor& ex = actor_access::executor_of(receiver);
   if (g.when_full == overflow::drop) {
@@ -69,6 +72,31 @@ bool make_room(actor& receiver, mailbox_gauge& g) {
   suspend_for_room(*r, static_cast<bounded_gauge&>(g), w);
   count(ex, tally::sends_waited);
   return true;
+}
+
+}  // namespace
+
+posted post_bounded(actor& receiver, mailbox_gauge& g, void* target, message& msg, run_fn run,
+                    admission how) {
+  if (how == admission::make_room && g.full() && !make_room(receiver, g)) {
+    dispose(msg);
+    return posted::dropped;
+  }
+  // Counted before the post, which happens before the receiver takes the
+  // message (the queue's lock, or the batch in hand): a receiver that
+  // reads `sent` after receiving it sees this increment, so the mailbox
+  // never seems to hold fewer than nothing. Relaxed: nothing else is
+  // published with it.
+  g.sent.fetch_add(1, std::memory_order_relaxed);
+  bool queued = false;
+  try {
+    queued = post_to(receiver, target, std::addressof(msg), run);
+  } catch (...) {
+    g.sent.fetch_sub(1, std::memory_order_relaxed);
+    throw;
+  }
+  if (!queued) g.sent.fetch_sub(1, std::memory_order_relaxed);
+  return queued ? posted::queued : posted::finished;
 }
 
 bool wait_for_room(actor& receiver, mailbox_gauge& g,

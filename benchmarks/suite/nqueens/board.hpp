@@ -7,6 +7,8 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <type_traits>
 
 namespace nqueens {
 
@@ -43,18 +45,30 @@ inline bool valid(const board& b) noexcept {
   return true;
 }
 
-// Worker.nqueensKernelSeq: calls found() once per complete placement that
-// extends b.
-template <class F>
-void solve_sequentially(const board& b, int size, F&& found) {
+// Worker.nqueensKernelSeq: calls found(context) once per complete
+// placement that extends b. Opaque to the optimizer (noipa), so that both
+// programs run the same machine code for it: inlined with each program's
+// own callback, GCC allocated the recursion's registers differently in
+// the two, and the same loop ran 25% slower in one of them than in the
+// other (docs/performance.md, "Compute-bound workloads").
+[[gnu::noipa]] inline void solve_kernel(const board& b, int size, void (*found)(void*),
+                                        void* context) {
   if (b.depth == size) {
-    found();
+    found(context);
     return;
   }
   for (int column = 0; column < size; ++column) {
     const board next = b.with(column);
-    if (valid(next)) solve_sequentially(next, size, found);
+    if (valid(next)) solve_kernel(next, size, found, context);
   }
+}
+
+// solve_kernel calling found() once per solution.
+template <class F>
+void solve_sequentially(const board& b, int size, F&& found) {
+  solve_kernel(
+      b, size, [](void* f) { (*static_cast<std::remove_reference_t<F>*>(f))(); },
+      std::addressof(found));
 }
 
 // Valid placements of depth 1..up_to (the work items the parallel part of

@@ -120,13 +120,9 @@ TACT_API bool open(const anchor* h) noexcept;
 // (or counted).
 TACT_API void post(executor& ex, std::uint32_t queue, void* target, void* message, run_fn run);
 
-// A send to a bounded actor whose mailbox is full (mailbox_bound.cpp).
-// make_room: a send's; the sender waits for room if it can and must
-// (see docs/flow_control.md); false if the message is to be dropped
-// (counted and reported here). wait_for_room: send_within's; false if
-// there was no room by `deadline`. Both throw std::bad_alloc before they
-// wait, if they cannot.
-TACT_API bool make_room(actor& receiver, mailbox_gauge& g);
+// send_within to a bounded actor whose mailbox is full (mailbox_bound.cpp):
+// false if there was no room by `deadline`. Throws std::bad_alloc before
+// it waits, if it cannot.
 TACT_API bool wait_for_room(actor& receiver, mailbox_gauge& g,
                             std::chrono::steady_clock::time_point deadline);
 
