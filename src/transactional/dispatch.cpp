@@ -47,7 +47,7 @@ namespace tact::detail::tx {
 using tact::tx::message;
 using tact::tx::message_access;
 
-constinit thread_local staging* staged = nullptr;
+constinit thread_local staging* staged __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {
 
@@ -74,11 +74,13 @@ struct transaction : staging {
   // for room in it once the commit is over (see wait_after_commit).
   cell* full = nullptr;
   behaviour_base* next = nullptr;  // staged become
-  std::vector<std::function<void()>> actions{};  // staged on_commit
-  // Where a parallel actor's actions will wait for their turn: made with
-  // the first action, where running out of memory rolls the handler back,
-  // since nothing may fail once the commit has begun.
+  // The staged on_commit actions, made with the first, where running out
+  // of memory rolls the handler back, since nothing may fail once the
+  // commit has begun; where a parallel actor's actions wait for their
+  // turn. Most handlers stage none: one pointer to test.
   std::unique_ptr<action_batch> batch{};
+
+  bool has_actions() const noexcept { return batch != nullptr && !batch->actions.empty(); }
 
   transaction(cell* a, const ::tact::tx::actor_ref* s, const message* h) noexcept
       : staging{a, s}, handled{h} {}
@@ -93,7 +95,8 @@ struct transaction : staging {
     behaviour_base* next;
   };
   mark take_mark() noexcept {
-    return {last, borrowed, actions.size(), std::exchange(next, nullptr)};
+    return {last, borrowed, batch != nullptr ? batch->actions.size() : 0,
+            std::exchange(next, nullptr)};
   }
   // The savepoint's effects join the rest: a become staged after the mark
   // replaces the one set aside.
@@ -118,7 +121,7 @@ struct transaction : staging {
     last = m.last;
     if (next != nullptr) next->release();
     next = m.next;
-    actions.erase(actions.begin() + static_cast<std::ptrdiff_t>(m.actions), actions.end());
+    if (batch != nullptr) batch->actions.resize(m.actions);
   }
 };
 
@@ -221,6 +224,26 @@ void refuse(executor& ex) noexcept {
   return false;
 }
 
+// queue_now for a commit's common send, on `w`, a runner of the
+// committing actor's system: to an actor of that system that is neither
+// serialized nor bounded (a bounded actor is serialized from its creation,
+// and nothing clears the flag), while the system neither stops nor keeps
+// postponed sends. What queue_now would check is known then, but the
+// place. False if the queue could not grow: nothing was posted, and
+// post() takes the send from there.
+[[gnu::always_inline]] inline bool queue_plain(message* m, cell& to, runner& w,
+                                               bool first) noexcept {
+  const std::uint32_t queue = first && w.current_queue() != runner::no_queue
+                                  ? w.current_queue()
+                                  : w.next_own_queue();
+  try {
+    detail::post(w.owner(), &w, queue, &to, m, &deliver);
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  return true;
+}
+
 // Whether a commit's send m, with more after it, may start a run (see
 // post_run): to a serialized actor of w's system on another queue than the
 // one in hand, while nothing waits for memory. Such an actor's messages
@@ -303,20 +326,27 @@ inline bool runs_from(message& m, runner& w) noexcept {
 // domain's postponed sends (see post()).
 [[gnu::always_inline]] inline void commit_sends(transaction& tx, runner& w,
                                                 message& handled) noexcept {
-  if (tx.borrowed && !tx.actions.empty()) {
+  if (tx.borrowed && tx.has_actions()) {
     retain(tx.actor);
     tx.borrowed = false;
   }
   bool first = true;
   const bool parallel = !tx.actor->exclusive;
+  domain& own = *tx.actor->dom;
   for (message* m = std::exchange(tx.first, nullptr); m != nullptr; first = false) {
     if (message_access::next(*m) != nullptr && runs_from(*m, w)) [[unlikely]] {
       m = post_run(tx, w, m);
       if (m == nullptr) break;
     }
     message* next = std::exchange(message_access::next(*m), nullptr);
-    if (cell* to = message_access::target(*m).cell();
-        to->gauge != nullptr && tx.full == nullptr && to != tx.actor && to->gauge->full())
+    cell* const to = message_access::target(*m).cell();
+    if (to->dom == &own && !to->serialized.load(std::memory_order_relaxed) &&
+        !own.postponed().any() && !own.stopping() && queue_plain(m, *to, w, first))
+        [[likely]] {
+      m = next;
+      continue;
+    }
+    if (to->gauge != nullptr && tx.full == nullptr && to != tx.actor && to->gauge->full())
         [[unlikely]] {
       retain(to);
       tx.full = to;
@@ -391,7 +421,6 @@ void commit_in_order(cell& c, transaction& tx, message& handled, behaviour_base*
   const bool replaced = next != nullptr;
   if (!replaced) running->retain();  // still the actor's: pinned, see behaviour_base::release
   action_batch* const b = tx.batch.release();  // made by on_commit()
-  b->actions = std::move(tx.actions);
   b->handled = &handled;
   b->ran = running;
   b->replaced = replaced;
@@ -429,8 +458,8 @@ void commit_exclusive(executor& ex, cell& c, transaction& tx, runner& w, dispatc
   }
   commit_sends(tx, w, handled);
   install(c, std::exchange(tx.next, nullptr));
-  if (!tx.actions.empty()) [[unlikely]]
-    run_each_action(ex, tx.actions);
+  if (tx.has_actions()) [[unlikely]]
+    run_each_action(ex, tx.batch->actions);
   running->release();
   counted.commits.add();
   counted.becomes.add();
@@ -569,13 +598,13 @@ void deliver(void* target, void* msg) noexcept {
   // `serialized` only routes messages, so relaxed is enough: a message that
   // misses the flag runs here, in parallel, and the CAS keeps its become
   // correct; the flag only has to be seen eventually, which bounds retries.
-  if (c.serialized.load(std::memory_order_relaxed) && w.current_queue() != c.home &&
-      forward_home(ex, w, c, m))
-    return;
-  // A bounded actor is serialized from its creation: its messages run here,
-  // one at a time.
-  if (c.gauge != nullptr) [[unlikely]]
-    note_received(*c.gauge);
+  if (c.serialized.load(std::memory_order_relaxed)) {
+    if (w.current_queue() != c.home && forward_home(ex, w, c, m)) return;
+    // A bounded actor is serialized from its creation (and nothing clears
+    // the flag): its messages run here, one at a time.
+    if (c.gauge != nullptr) [[unlikely]]
+      note_received(*c.gauge);
+  }
   // Before the slot is read. Pinned already earlier in this batch: catches
   // up with the epoch, since we hold no behaviour between dispatches.
   w.pin();
@@ -603,12 +632,12 @@ void deliver(void* target, void* msg) noexcept {
     if (tx.next == nullptr) {
       commit_sends(tx, w, *m);
       counted.commits.add();
-      if (tx.actions.empty()) [[likely]]
+      if (!tx.has_actions()) [[likely]]
         break;
       // An actor created serialized runs one commit at a time, in order:
       // its actions run here, now. A parallel one's wait for their turn.
       if (c.exclusive) {
-        run_each_action(ex, tx.actions);
+        run_each_action(ex, tx.batch->actions);
         break;
       }
       commit_in_order(c, tx, *m, running, nullptr);
@@ -626,7 +655,7 @@ void deliver(void* target, void* msg) noexcept {
       commit_sends(tx, w, *m);
       counted.commits.add();
       counted.becomes.add();
-      if (tx.actions.empty()) [[likely]] {
+      if (!tx.has_actions()) [[likely]] {
         install(c, std::exchange(tx.next, nullptr));
         w.retire(running);
         break;
@@ -722,6 +751,8 @@ cell* create(behaviour_base* b, bool serialized, actor_system* system, std::uint
   // Created for a sponsor (see sponsor::spawn): serialized on its queue.
   const std::uint32_t sponsored = queue_in_scope(d->ex());
   c->home = sponsored != runner::no_queue ? sponsored : home_queue(d->ex());
+  // A bounded actor is serialized, for good: deliver() and commit_sends()
+  // test the flag alone before the gauge.
   c->exclusive = serialized || bound != 0 || sponsored != runner::no_queue;
   c->serialized.store(c->exclusive, std::memory_order_relaxed);
   c->slot.store(reinterpret_cast<std::uintptr_t>(b), std::memory_order_relaxed);
@@ -794,9 +825,8 @@ void on_commit(std::function<void()> action) {
   transaction* const current = running_transaction();
   if (current == nullptr)
     throw std::logic_error{"tact: tx::on_commit called outside a transactional handler"};
-  if (!current->actor->exclusive && current->batch == nullptr)
-    current->batch = std::make_unique<action_batch>();
-  current->actions.push_back(std::move(action));
+  if (current->batch == nullptr) current->batch = std::make_unique<action_batch>();
+  current->batch->actions.push_back(std::move(action));
 }
 
 void run_in_savepoint(const std::function<void()>& body) {

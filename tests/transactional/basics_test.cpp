@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <numeric>
 #include <stdexcept>
 #include <vector>
 #include <string>
@@ -194,4 +195,30 @@ TEST_CASE("tx::self() stays valid in on_commit actions after a send to self") {
   system.await_quiescence();
   CHECK(actions.load() == 100);
   CHECK(empty.load() == 0);
+}
+
+TEST_CASE("a commit's sends reach an actor of another system, in send order") {
+  // The receiver runs on its own system's one worker, so a parallel actor
+  // still takes its messages one at a time, in queue order; the sender's
+  // commits run on workers of another executor, which cannot queue there
+  // as they queue at home.
+  const std::uint32_t workers = GENERATE(1u, 2u, 8u);
+  constexpr int last = 2'000;
+  record<int> seen;
+  tact::actor_system there{{.workers = 1}};
+  const tx::actor_ref sink = tx::spawn(there, recorder(seen));
+  {
+    tact::actor_system here{{.workers = workers}};
+    const tx::actor_ref countdown = tx::spawn(here, {[sink](int n) {
+                                                tx::send(sink, n);
+                                                if (n < last) tx::send(tx::self(), n + 1);
+                                              }});
+    tx::send(countdown, 1);
+    here.await_quiescence();
+    CHECK(here.stats().total.tx_commits == static_cast<std::uint64_t>(last));
+  }
+  there.await_quiescence();
+  std::vector<int> expected(last);
+  std::iota(expected.begin(), expected.end(), 1);
+  CHECK(seen.values() == expected);
 }

@@ -154,7 +154,7 @@ struct staging {
 
 // The handler running on this thread, if any: a send, become or create
 // there is staged in it. Only the library sets it.
-TACT_API extern constinit thread_local staging* staged;
+TACT_API extern constinit thread_local staging* staged __attribute__((tls_model("initial-exec")));
 
 // Addresses a message built by tx::send to `to` (which may be null), then
 // stages it in the running handler (inline: the common case) or delivers

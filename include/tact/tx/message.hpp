@@ -129,7 +129,13 @@ class message_of final : public message {
  private:
   static constexpr bool over_aligned =
       alignof(std::tuple<Ts...>) > __STDCPP_DEFAULT_NEW_ALIGNMENT__;
-  static void destroy(message* m) noexcept { delete static_cast<message_of*>(m); }
+  // Not `delete`: a message to destroy is never null, and its block goes
+  // straight back to the cache.
+  static void destroy(message* m) noexcept {
+    auto* const self = static_cast<message_of*>(m);
+    self->~message_of();
+    message_of::operator delete(self, sizeof(message_of));
+  }
 };
 
 }  // namespace tact::tx

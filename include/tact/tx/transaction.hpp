@@ -33,8 +33,11 @@ enum class mode {
 //
 // By convention a reply goes to a customer passed as the first element:
 //   tact::tx::send(service, self(), request{...});
+//
+// Inlined into the handler: most handlers send, and the call's frame would
+// cost a send more than its staging does.
 template <class... Args>
-void send(const actor_ref& to, Args&&... args) {
+[[gnu::always_inline]] inline void send(const actor_ref& to, Args&&... args) {
   detail::tx::cell* const target = to.cell();  // before args may move `to` away
   auto* m = new message_of<std::decay_t<Args>...>(std::forward<Args>(args)...);
   if constexpr (detail::tx::customer_first<std::decay_t<Args>...>) detail::tx::note_request(*m);
