@@ -51,8 +51,9 @@ constinit thread_local staging* staged __attribute__((tls_model("initial-exec"))
 
 namespace {
 
-// The actions of one commit of a parallel actor, waiting for their turn
-// (see ordered_actions.hpp). They may read what the commit's handler could
+// The on_commit actions a handler stages (see transaction::batch); for a
+// parallel actor, the actions of one commit waiting for their turn (see
+// ordered_actions.hpp), where the rest of the fields serve. They may read what the commit's handler could
 // (tx::self() and the other elements of the handled message, the captures
 // of the behaviour that ran), so the batch keeps both: the message, which
 // holds a reference to the actor, and the behaviour, the one the commit
