@@ -53,17 +53,23 @@ namespace {
 
 // The on_commit actions a handler stages (see transaction::batch); for a
 // parallel actor, the actions of one commit waiting for their turn (see
-// ordered_actions.hpp), where the rest of the fields serve. They may read what the commit's handler could
-// (tx::self() and the other elements of the handled message, the captures
-// of the behaviour that ran), so the batch keeps both: the message, which
-// holds a reference to the actor, and the behaviour, the one the commit
-// replaced (retired once the actions ran) or one more reference to it.
+// ordered_actions.hpp), where the rest of the fields serve. They may read
+// what the commit's handler could (tx::self() and the other elements of
+// the handled message, the captures of the behaviour that ran), so the
+// batch keeps both: the message, which holds a reference to the actor,
+// and the behaviour, the one the commit replaced (retired once the
+// actions ran) or one more reference to it.
 struct action_batch {
   action_batch* next = nullptr;
   std::vector<std::function<void()>> actions{};
   message* handled = nullptr;
   behaviour_base* ran = nullptr;
   bool replaced = false;  // `ran` was unlinked by this commit's become
+
+  // Made by a handler's first on_commit: from the thread's block cache, as
+  // messages are, not from the heap.
+  static void* operator new(std::size_t size) { return allocate_block(size); }
+  static void operator delete(void* block, std::size_t size) noexcept { free_block(block, size); }
 };
 
 // What one running handler has staged (the sends in its staging, see
@@ -144,11 +150,23 @@ class in_handler {
 // Which queue of the target's executor a message to `to` goes to, sent on
 // `self`, a runner of that executor, or on none (nullptr). `first`: the
 // first send of a commit, which may stay on the queue in hand.
+// place() for an actor that is not serialized, sent on `self`.
+inline std::uint32_t place_here(runner& self, bool first) noexcept {
+  return first && self.current_queue() != runner::no_queue ? self.current_queue()
+                                                           : self.next_own_queue();
+}
 std::uint32_t place(executor& ex, runner* self, const cell& to, bool first) noexcept {
   if (to.serialized.load(std::memory_order_relaxed)) return to.home;
   if (self == nullptr) return any_queue(ex);
-  if (first && self->current_queue() != runner::no_queue) return self->current_queue();
-  return self->next_own_queue();
+  return place_here(*self, first);
+}
+
+// Whether a commit of an actor of `own`, on one of own's runners, may
+// queue a send to `to` at once on that runner's executor: `to` belongs to
+// the same system, which takes messages and keeps none postponed (a post
+// must queue behind those).
+inline bool queues_here(const cell& to, domain& own) noexcept {
+  return to.dom == &own && !own.postponed().any() && !own.stopping();
 }
 
 // A send to a system that is stopping: it takes no more messages, so m is
@@ -226,19 +244,15 @@ void refuse(executor& ex) noexcept {
 }
 
 // queue_now for a commit's common send, on `w`, a runner of the
-// committing actor's system: to an actor of that system that is neither
+// committing actor's system: to an actor that queues_here() and is neither
 // serialized nor bounded (a bounded actor is serialized from its creation,
-// and nothing clears the flag), while the system neither stops nor keeps
-// postponed sends. What queue_now would check is known then, but the
-// place. False if the queue could not grow: nothing was posted, and
-// post() takes the send from there.
+// and nothing clears the flag). What queue_now would check is known then,
+// but the place. False if the queue could not grow: nothing was posted,
+// and post() takes the send from there.
 [[gnu::always_inline]] inline bool queue_plain(message* m, cell& to, runner& w,
                                                bool first) noexcept {
-  const std::uint32_t queue = first && w.current_queue() != runner::no_queue
-                                  ? w.current_queue()
-                                  : w.next_own_queue();
   try {
-    detail::post(w.owner(), &w, queue, &to, m, &deliver);
+    detail::post(w.owner(), &w, place_here(w, first), &to, m, &deliver);
   } catch (const std::bad_alloc&) {
     return false;
   }
@@ -246,14 +260,13 @@ void refuse(executor& ex) noexcept {
 }
 
 // Whether a commit's send m, with more after it, may start a run (see
-// post_run): to a serialized actor of w's system on another queue than the
-// one in hand, while nothing waits for memory. Such an actor's messages
-// all go to its home queue, whatever the sender: a run of them there keeps
-// their order.
-inline bool runs_from(message& m, runner& w) noexcept {
+// post_run): to a serialized actor that queues_here(), on another queue
+// than the one in hand. Such an actor's messages all go to its home queue,
+// whatever the sender: a run of them there keeps their order.
+inline bool runs_from(message& m, const runner& w, domain& own) noexcept {
   const cell& to = *message_access::target(m).cell();
-  return to.serialized.load(std::memory_order_relaxed) && &to.dom->ex() == &w.owner() &&
-         to.home != w.current_queue() && !to.dom->postponed().any() && !to.dom->stopping();
+  return to.serialized.load(std::memory_order_relaxed) && to.home != w.current_queue() &&
+         queues_here(to, own);
 }
 
 // A commit's consecutive sends to one actor, from m (see runs_from), posted
@@ -275,7 +288,8 @@ inline bool runs_from(message& m, runner& w) noexcept {
   cell* const to = message_access::target(*m).cell();
   std::uint32_t n = 1;
   for (message* k = message_access::next(*m);
-       n < most && k != nullptr && message_access::target(*k).cell() == to; k = message_access::next(*k))
+       n < most && k != nullptr && message_access::target(*k).cell() == to;
+       k = message_access::next(*k))
     ++n;
   if (n < least) return m;
   // Unlinked before they are posted: a posted message may run, and be
@@ -335,15 +349,14 @@ inline bool runs_from(message& m, runner& w) noexcept {
   const bool parallel = !tx.actor->exclusive;
   domain& own = *tx.actor->dom;
   for (message* m = std::exchange(tx.first, nullptr); m != nullptr; first = false) {
-    if (message_access::next(*m) != nullptr && runs_from(*m, w)) [[unlikely]] {
+    if (message_access::next(*m) != nullptr && runs_from(*m, w, own)) [[unlikely]] {
       m = post_run(tx, w, m);
       if (m == nullptr) break;
     }
     message* next = std::exchange(message_access::next(*m), nullptr);
     cell* const to = message_access::target(*m).cell();
-    if (to->dom == &own && !to->serialized.load(std::memory_order_relaxed) &&
-        !own.postponed().any() && !own.stopping() && queue_plain(m, *to, w, first))
-        [[likely]] {
+    if (!to->serialized.load(std::memory_order_relaxed) && queues_here(*to, own) &&
+        queue_plain(m, *to, w, first)) [[likely]] {
       m = next;
       continue;
     }
