@@ -20,7 +20,7 @@ runner::runner(executor& owner, std::uint32_t index, block owned, fiber_loop loo
       local_batch_{owner.config().local_batch},
       gulp_budget_{owner.config().gulp_budget},
       owned_{owned},
-      kept_at_{std::make_unique<std::uint8_t[]>(owner.queue_count())},
+      kept_at_{std::make_unique<std::uint8_t[]>(owner.queue_count() + owner.config().sponsors)},
       loop_{loop},
       suspensions_{loop != nullptr
                        ? std::make_unique<suspensions>(owner.config().fiber_stack_size, *this)
@@ -136,6 +136,31 @@ std::uint64_t runner::process_at_most(work_queue& q, std::uint32_t index, std::u
   });
 }
 
+inline void runner::begin_batch(work_queue& q, std::uint32_t index) noexcept {
+  counters.gulps.add();
+  counters.gulped_messages.add(q.gulped_fresh());
+  current_ = &q;
+  current_index_ = index;
+  // A batch taken up again with mail behind it runs without appends: an
+  // earlier send of one of its actors may wait in that mail.
+  budget_ = q.mail_behind() ? 0 : local_batch_;
+  budget_start_ = budget_;
+  // A serial that wraps to 0 only keeps that one batch from claiming.
+  if (claims_on_) batch_serial_ = ++serial_;
+  claim_tried_ = false;
+  conversed_ = false;
+}
+
+inline void runner::end_batch(work_queue& q, std::uint32_t index) noexcept {
+  current_ = nullptr;
+  current_index_ = no_queue;
+  count_appended();
+  if (conversed_ && kept_count_ < kept_most)
+    keep(q, index);
+  else
+    q.finish();
+}
+
 // After each envelope but the last, the batch is cut short once `most`
 // have run or `enough(processed)` says so: the rest stays for q's next
 // gulp.
@@ -217,30 +242,6 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
     end_batch(*q, index);
   }
   return processed;
-}
-
-void runner::begin_batch(work_queue& q, std::uint32_t index) noexcept {
-  counters.gulps.add();
-  counters.gulped_messages.add(q.gulped_fresh());
-  current_ = &q;
-  current_index_ = index;
-  // A batch taken up again with mail behind it runs without appends: an
-  // earlier send of one of its actors may wait in that mail.
-  budget_ = q.mail_behind() ? 0 : local_batch_;
-  budget_start_ = budget_;
-  if (claims_on_) batch_serial_ = ++serial_ != 0 ? serial_ : ++serial_;
-  claim_tried_ = false;
-  conversed_ = false;
-}
-
-void runner::end_batch(work_queue& q, std::uint32_t index) noexcept {
-  current_ = nullptr;
-  current_index_ = no_queue;
-  count_appended();
-  if (conversed_ && kept_count_ < kept_most)
-    keep(q, index);
-  else
-    q.finish();
 }
 
 void runner::step(work_queue& q, std::uint32_t index) {
@@ -359,13 +360,18 @@ bool runner::rejoin(work_queue& q, std::uint32_t index, void* target, void* mess
   // Lock-free unless mail waits: a zero count means every earlier send of
   // this batch's actors to q has been taken in (see keep() in runner.hpp).
   if (appends_held_ != 0 || q.queued() != 0) q.regulp(batch);
+  join_kept(q, index, target, message, run);
+  return true;
+}
+
+void runner::join_kept(work_queue& q, std::uint32_t index, void* target, void* message,
+                       run_fn run) {
   // A claim from here on, before the push: if the push throws, the mail
   // just taken in still runs, as the claimed batch.
   unkeep(index);
   add_claim(q, index);
-  batch.push(envelope{target, message, run});
+  q.batch().push(envelope{target, message, run});
   counters.local_sends.add();
-  return true;
 }
 
 void runner::finish_kept() noexcept {

@@ -187,6 +187,23 @@ class runner : public sleeper {
            claim_or_join(q, index, target, message, run);
   }
 
+  // The common send of a conversation, inline on the post path: from the
+  // last envelope of a short batch to a queue this runner keeps, with no
+  // mail waiting there and appends not held, it rejoins that queue as
+  // claim_or_join would, without the calls on the way there. Any other
+  // case is left to post_claimed. Loads one byte for a queue not kept.
+  bool try_rejoin(std::uint32_t queue, void* target, void* message, run_fn run) {
+    const std::uint32_t at = kept_at_[queue];
+    if (at == 0 || !at_last_ || claim_tried_ || appends_held_ != 0 || batch_serial_ == 0)
+      return false;
+    work_queue& q = *kept_[at - 1].queue;
+    if (q.queued() != 0 || claims_count_ == claims_most) return false;
+    claim_tried_ = true;
+    join_kept(q, queue, target, message, run);
+    counters.messages_sent.add();
+    return true;
+  }
+
   // While one is alive on this runner's thread, sends take the mailbox even
   // to the queue in hand. For code that sends for an actor that is not an
   // actor of that queue: a parallel transactional actor runs on whichever
@@ -347,10 +364,13 @@ class runner : public sleeper {
   void keep(work_queue& q, std::uint32_t index) noexcept;
   void unkeep(std::uint32_t index) noexcept;
   bool rejoin(work_queue& q, std::uint32_t index, void* target, void* message, run_fn run);
+  // The kept queue q becomes this batch's claim, with the envelope last.
+  // @pre no mail waits in q's mailbox that a sender of this batch made.
+  void join_kept(work_queue& q, std::uint32_t index, void* target, void* message, run_fn run);
   void finish_kept() noexcept;
   void count_appended() noexcept;
-  void begin_batch(work_queue& q, std::uint32_t index) noexcept;
-  void end_batch(work_queue& q, std::uint32_t index) noexcept;
+  [[gnu::always_inline]] inline void begin_batch(work_queue& q, std::uint32_t index) noexcept;
+  [[gnu::always_inline]] inline void end_batch(work_queue& q, std::uint32_t index) noexcept;
   template <class Enough>
   std::uint64_t run_batch(work_queue& q, std::uint32_t index, std::uint64_t most, Enough enough);
   // Whether the gulp budget of a batch that has run `processed` messages
@@ -406,8 +426,8 @@ class runner : public sleeper {
   bool claims_on_ = false;
   bool conversed_ = false;  // the batch in hand claimed a queue, or rejoined a kept one
   bool cut_ = false;        // the last process() stopped a conversation at its budget
-  // Queues kept (see keep()), and per queue index its place among them
-  // plus one (0: not kept).
+  // Queues kept (see keep()), and per queue index (sponsors' included,
+  // never kept) its place among them plus one (0: not kept).
   struct kept_queue {
     work_queue* queue;
     std::uint32_t index;

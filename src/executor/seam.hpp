@@ -90,7 +90,9 @@ void post_to_mailbox(executor& ex, runner* self, std::uint32_t queue, void* targ
 // on store forwarding.
 inline void post(executor& ex, runner* self, std::uint32_t queue, void* target, void* message,
                  run_fn run) {
-  if (self != nullptr && self->try_append(queue, target, message, run)) return;
+  if (self != nullptr && (self->try_append(queue, target, message, run) ||
+                          self->try_rejoin(queue, target, message, run)))
+    return;
   post_to_mailbox(ex, self, queue, target, message, run);
 }
 

@@ -394,6 +394,83 @@ TEST_CASE("rallies between kept queues keep each sender's order under threads' m
   system.stop();
 }
 
+namespace {
+
+struct tick : tact::message {};
+
+// Rallies a ball with a `checker`-like partner and, on each catch, sends
+// it two numbered letters from two envelopes of one batch: the first from
+// the middle of the batch, which takes the partner's mailbox (only a
+// batch's last envelope may hop), the second and the ball from its last
+// envelope, which hops into the partner's queue, kept by this worker.
+struct double_sender;
+struct letter_player : tact::actor {
+  double_sender* other = nullptr;
+  tact::test::fifo_check fifo;
+  std::uint64_t caught = 0;
+  inline tact::allocation receive(ball& b);
+  tact::allocation receive(sequenced& m) {
+    fifo.accept(m);
+    return Nodelete;
+  }
+};
+
+struct double_sender : tact::actor {
+  letter_player* other = nullptr;
+  std::vector<sequenced> letters;
+  std::size_t sent = 0;
+  ball* held = nullptr;
+  tick first, second;
+  explicit double_sender(std::uint64_t rounds) : letters{numbered(0, 2 * rounds)} {}
+  tact::allocation receive(ball& b) {
+    held = &b;
+    *this | first;  // both into this batch: `first` runs with `second` behind it
+    *this | second;
+    return Nodelete;
+  }
+  tact::allocation receive(tick& t) {
+    *other | letters[sent++];
+    if (&t == &second) {
+      --held->left;
+      *other | *held;
+    }
+    return Nodelete;
+  }
+};
+
+tact::allocation letter_player::receive(ball& b) {
+  ++caught;
+  if (b.left != 0) *other | b;
+  return Nodelete;
+}
+
+}  // namespace
+
+TEST_CASE("a hop into a kept queue comes after the mail its batch left in that queue's mailbox") {
+  // One worker, two queues: the rally keeps both. Each round the letter
+  // sent from the middle of a batch waits in the kept queue's mailbox
+  // when the batch's last envelope sends the next letter: that one may
+  // go straight into the kept queue's batch only behind the first.
+  tact::actor_system system{{.workers = 1, .queues = 2}};
+  constexpr std::uint64_t rounds = 1000;
+  auto& a = system.spawn_at<double_sender>(tact::on_queue(0), rounds);
+  auto& b = system.spawn_at<letter_player>(tact::on_queue(1));
+  a.other = &b;
+  b.other = &a;
+  ball x;
+  x.left = rounds;
+  b | x;
+  system.await_quiescence();
+  CHECK(b.fifo.received() == 2 * rounds);
+  CHECK(b.fifo.clean());
+  CHECK(b.caught == rounds + 1);
+  CHECK(system.stats().total.local_sends > rounds);  // the hops went into kept queues
+  CHECK(tact::test::conservation_of(system));
+  a | tact::delete_msg;
+  b | tact::delete_msg;
+  system.stop();
+}
+
 TEST_CASE("with stealing off, a worker never claims another worker's queue") {
   // Placement promises that queues stay with their worker when stealing
   // is off: the ball hops between the two workers every time.
