@@ -17,7 +17,8 @@ measured from here (os.wait4) and added to its JSON line as max_rss_kb, the
 --busy N runs the whole suite beside `stress-ng --cpu N`: N CPU-bound
 processes competing with every run (each JSON line records busy: N).
 
-Writes one JSON line per run to FILE (default DIR/suite.json), prints a
+Writes one JSON line per run to FILE (default DIR/suite.json; suite-quick
+with --quick, -busy added with --busy), prints a
 progress line per run on stderr and the table on stdout, and, when gnuplot
 is installed, plots the medians next to FILE (.png and .svg). Workloads
 that report reply times (p50_us, p99_us, max_us: latency) get a second,
@@ -86,7 +87,8 @@ def parse_args(argv):
     p.add_argument("--repeat", type=int, metavar="K",
                    help="runs per program and thread count (default: 3, 1 with --quick)")
     p.add_argument("--json", type=Path, metavar="FILE",
-                   help="where to write the runs (default: BUILD_DIR/suite.json)")
+                   help="where to write the runs (default: BUILD_DIR/suite.json, "
+                        "suite-quick.json with --quick, suite-busy.json with --busy)")
     p.add_argument("--build-dir", type=Path, default=REPO / "build" / "release", metavar="DIR",
                    help="the meson build folder holding the programs (default: build/release)")
     p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
@@ -104,7 +106,10 @@ def parse_args(argv):
     if args.repeat < 1:
         p.error("--repeat must be at least 1")
     if args.json is None:
-        args.json = args.build_dir / ("suite-quick.json" if args.quick else "suite.json")
+        # A busy run gets its own file (and plot), so that it does not
+        # overwrite the quiet run it is compared with.
+        name = "suite" + ("-quick" if args.quick else "") + ("-busy" if args.busy else "")
+        args.json = args.build_dir / (name + ".json")
     return args
 
 
