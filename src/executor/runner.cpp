@@ -203,25 +203,53 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
         break;
       }
     }
-    // A batch whose last envelope made the one claim pending hands over
-    // to the claimed batch here, as drain_claims would next, without
-    // leaving this loop: a conversation between queues runs as one long
-    // turn, bounded by the same budget as a batch (see keep()).
+    // A batch whose last envelope made the one claim pending, or a hop,
+    // hands over to the claimed batch here, as drain_claims would next,
+    // without leaving this loop: a conversation between queues runs as
+    // one long turn, bounded by the same budget as a batch (see keep()).
     // (A claim's serial is never 0: it matches only a batch that may claim.)
-    if (paused || resumed_ || claims_count_ != 1) break;
-    if (const claim& c = claims_[claims_first_]; c.serial != batch_serial_ || c.queue == nullptr)
+    // A hop with older claims pending waits its turn behind them.
+    const bool hop = hop_.queue != nullptr;
+    if (hop && (paused || claims_count_ != 0)) hop_to_claim();
+    if (paused || resumed_) break;
+    if (!hop) {
+      if (claims_count_ != 1) break;
+      if (const claim& c = claims_[claims_first_]; c.serial != batch_serial_ || c.queue == nullptr)
+        break;
+    } else if (hop_.queue == nullptr) {
       break;
+    }
     if (processed >= most || enough(processed)) {
+      if (hop) hop_to_claim();
       cut_ = true;
       break;
     }
-    const claim next = take_oldest_claim();
-    end_batch(*q, index);
-    q = next.queue;
-    index = next.index;
+    if (hop) {
+      // The hop's queue leaves the kept ones to be the batch in hand, and
+      // the drained batch's queue, which conversed, takes its place there:
+      // no claim in the ring, no list to shift.
+      work_queue& to = *hop_.queue;
+      const std::uint32_t to_index = hop_.index;
+      hop_.queue = nullptr;
+      const std::uint8_t at = kept_at_[to_index];
+      kept_at_[to_index] = 0;
+      count_appended();
+      q->batch().recycle();
+      kept_[at - 1].queue = q;
+      kept_[at - 1].index = index;
+      kept_at_[index] = at;
+      q = &to;
+      index = to_index;
+    } else {
+      const claim next = take_oldest_claim();
+      end_batch(*q, index);
+      q = next.queue;
+      index = next.index;
+    }
     begin_batch(*q, index);
     batch_began = processed;
   }
+  TACT_ASSERT(hop_.queue == nullptr, "a hop is handed over or made a claim within its batch");
   batch_serial_ = 0;
   if (paused && has_claims()) release_claims();
   // A behaviour waited (see suspend()): the rest of the batch went to the
@@ -277,6 +305,7 @@ void runner::step(work_queue& q, std::uint32_t index) {
 
 bool runner::claim_or_join(work_queue& q, std::uint32_t index, void* target, void* message,
                            run_fn run) {
+  if (hop_.queue != nullptr) hop_to_claim();  // a later send of the batch that hopped
   for (std::uint32_t i = 0; i < claims_count_; ++i) {
     claim& c = claims_[(claims_first_ + i) % claims_most];
     if (c.serial != batch_serial_) continue;
@@ -321,10 +350,22 @@ bool runner::claim_or_join(work_queue& q, std::uint32_t index, void* target, voi
 
 // Queues q as this batch's claim, to run next.
 void runner::add_claim(work_queue& q, std::uint32_t index) noexcept {
+  record_claim(q, index);
+  counters.claims.add();
+}
+
+void runner::record_claim(work_queue& q, std::uint32_t index) noexcept {
   claims_[(claims_first_ + claims_count_) % claims_most] = {&q, index, batch_serial_};
   ++claims_count_;
   conversed_ = true;
-  counters.claims.add();
+}
+
+// Room in the ring: try_rejoin checked it, and the batch in hand adds no
+// other claim before this (claim_tried_).
+void runner::hop_to_claim() noexcept {
+  work_queue& q = *std::exchange(hop_.queue, nullptr);
+  unkeep(hop_.index);
+  record_claim(q, hop_.index);
 }
 
 runner::claim runner::take_oldest_claim() noexcept {
@@ -413,6 +454,7 @@ std::uint64_t runner::drain_claims(std::uint32_t most) {
 }
 
 void runner::release_claims() noexcept {
+  if (hop_.queue != nullptr) hop_to_claim();
   while (claims_count_ != 0) {
     const claim c = take_oldest_claim();
     if (c.queue == nullptr) continue;

@@ -183,24 +183,32 @@ class runner : public sleeper {
     // Not the queue in hand (a same-queue send past its budget): the
     // common case of a busy single queue pays two compares.
     return batch_serial_ != 0 && index != current_index_ &&
-           (claims_count_ != 0 || (at_last_ && !claim_tried_)) &&
+           (claims_count_ != 0 || hop_.queue != nullptr || (at_last_ && !claim_tried_)) &&
            claim_or_join(q, index, target, message, run);
   }
 
   // The common send of a conversation, inline on the post path: from the
   // last envelope of a short batch to a queue this runner keeps, with no
-  // mail waiting there and appends not held, it rejoins that queue as
-  // claim_or_join would, without the calls on the way there. Any other
-  // case is left to post_claimed. Loads one byte for a queue not kept.
+  // mail waiting there and appends not held, it rejoins that queue (see
+  // keep()) as claim_or_join would, without the calls on the way there,
+  // and as a hop: the queue stays among the kept ones, and the batch in
+  // hand takes its place there when it hands over (see run_batch). Any
+  // other case is left to post_claimed. Loads one byte for a queue not
+  // kept.
   bool try_rejoin(std::uint32_t queue, void* target, void* message, run_fn run) {
     const std::uint32_t at = kept_at_[queue];
     if (at == 0 || !at_last_ || claim_tried_ || appends_held_ != 0 || batch_serial_ == 0)
       return false;
+    TACT_ASSERT(kept_[at - 1].index == queue, "a queue marked kept is in the kept list");
     work_queue& q = *kept_[at - 1].queue;
     if (q.queued() != 0 || claims_count_ == claims_most) return false;
     claim_tried_ = true;
-    join_kept(q, queue, target, message, run);
+    q.batch().push(envelope{target, message, run});  // may throw: nothing changed then
+    hop_.queue = &q;
+    hop_.index = queue;
+    counters.local_sends.add();
     counters.messages_sent.add();
+    counters.claims.add();
     return true;
   }
 
@@ -367,6 +375,12 @@ class runner : public sleeper {
   // The kept queue q becomes this batch's claim, with the envelope last.
   // @pre no mail waits in q's mailbox that a sender of this batch made.
   void join_kept(work_queue& q, std::uint32_t index, void* target, void* message, run_fn run);
+  // The hop pending (see try_rejoin) becomes an ordinary claim of the
+  // batch in hand, its queue no longer kept: for anything but the plain
+  // hand-over (a later send of the batch, a cut, a wait, an older claim
+  // pending), which the claim code then handles as for any claim.
+  void hop_to_claim() noexcept;
+  void record_claim(work_queue& q, std::uint32_t index) noexcept;
   void finish_kept() noexcept;
   void count_appended() noexcept;
   [[gnu::always_inline]] inline void begin_batch(work_queue& q, std::uint32_t index) noexcept;
@@ -407,6 +421,10 @@ class runner : public sleeper {
   bool resumed_ = false;
   std::uint32_t holding_ = 0;  // behaviours suspended plus queues held
   std::uint32_t spread_ = 0;   // next own slot for next_own_queue()
+  struct kept_queue {
+    work_queue* queue;
+    std::uint32_t index;
+  };
   // Claims pending, oldest first, in a ring; each names the batch that
   // made it by a serial (never 0). A released claim's queue is null.
   struct claim {
@@ -418,6 +436,9 @@ class runner : public sleeper {
   claim claims_[claims_most] = {};
   std::uint32_t claims_first_ = 0;
   std::uint32_t claims_count_ = 0;
+  // A kept queue the batch in hand rejoined by try_rejoin, still among the
+  // kept ones; null if none. Counted as a claim, but not in the ring.
+  kept_queue hop_ = {};
   std::uint32_t batch_serial_ = 0;  // the batch in hand's, if it may claim; else 0
   std::uint32_t serial_ = 0;        // the last serial given
   bool at_last_ = false;  // the envelope running is the last (so far) of a short batch
@@ -428,10 +449,6 @@ class runner : public sleeper {
   bool cut_ = false;        // the last process() stopped a conversation at its budget
   // Queues kept (see keep()), and per queue index (sponsors' included,
   // never kept) its place among them plus one (0: not kept).
-  struct kept_queue {
-    work_queue* queue;
-    std::uint32_t index;
-  };
   static constexpr std::uint32_t kept_most = 64;
   std::unique_ptr<std::uint8_t[]> kept_at_;
   kept_queue kept_[kept_most] = {};

@@ -60,6 +60,9 @@ void runner::suspend(wake_condition& c) {
     held->batch.swap(q.batch());
   }
   // The batch state belongs to the behaviour: the next context starts clean.
+  // A hop it made waits in the ring, as any claim, for the contexts that
+  // run meanwhile.
+  if (hop_.queue != nullptr) hop_to_claim();
   budget_ = 0;
   batch_serial_ = 0;
   current_ = nullptr;

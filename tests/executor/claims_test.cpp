@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -539,5 +540,193 @@ TEST_CASE("a behaviour that waits with a claim pending: its worker runs the clai
   CHECK(system.stats().total.claims >= 1);
   a | tact::delete_msg;
   r | tact::delete_msg;
+  system.stop();
+}
+
+namespace {
+
+// The other end of a rally that also takes a note.
+struct rally_recorder : tact::actor {
+  tact::actor* other = nullptr;  // the rally_asker
+  bool got_note = false;
+  std::uint64_t caught = 0;
+  tact::allocation receive(ball& b);
+  tact::allocation receive(note&) {
+    got_note = true;
+    return Nodelete;
+  }
+};
+
+struct helper : tact::actor {
+  tact::allocation receive(noted& q) {
+    q.reply(true);
+    return Nodelete;
+  }
+};
+
+// Rallies with a rally_recorder; at the rally's end it sends the recorder
+// a note, which hops into the recorder's queue (kept by then), and waits
+// for an answer from a helper on its own queue: the question joins its
+// own batch, so the behaviour waits with the hop still pending.
+struct rally_asker : tact::actor {
+  rally_recorder* to = nullptr;
+  helper* help = nullptr;
+  note n;
+  tact::ask_result<bool> answer{tact::ask_error::no_reply};
+  std::uint64_t caught = 0;
+  tact::allocation receive(ball& b) {
+    ++caught;
+    if (b.left == 0) {
+      *to | n;
+      answer = tact::ask(*help, noted{}, 60s);
+      return Nodelete;
+    }
+    --b.left;
+    *to | b;
+    return Nodelete;
+  }
+};
+
+tact::allocation rally_recorder::receive(ball& b) {
+  ++caught;
+  *static_cast<rally_asker*>(other) | b;  // the asker counts the hops
+  return Nodelete;
+}
+
+}  // namespace
+
+TEST_CASE("a behaviour that waits right after a hop into a kept queue: the hop runs meanwhile") {
+  // One worker, two queues: the rally keeps the recorder's queue, the
+  // note hops into it, and the asker waits before its batch hands over.
+  tact::actor_system system{{.workers = 1, .queues = 2}};
+  auto& a = system.spawn_at<rally_asker>(tact::on_queue(0));
+  auto& h = system.spawn_at<helper>(tact::on_queue(0));
+  auto& r = system.spawn_at<rally_recorder>(tact::on_queue(1));
+  a.to = &r;
+  a.help = &h;
+  r.other = &a;
+  constexpr std::uint64_t hops = 1000;
+  ball x;
+  x.left = hops;
+  a | x;
+  system.await_quiescence();
+  REQUIRE(a.answer.has_value());
+  CHECK(*a.answer);
+  CHECK(r.got_note);
+  CHECK(a.caught == hops + 1);
+  CHECK(r.caught == hops);
+  CHECK(system.stats().total.suspensions == 1);
+  CHECK(system.stats().total.local_sends > hops / 2);  // the rally's hops went into kept queues
+  CHECK(tact::test::conservation_of(system));
+  a | tact::delete_msg;
+  h | tact::delete_msg;
+  r | tact::delete_msg;
+  system.stop();
+}
+
+namespace {
+
+// One of a ring of actors, each on a queue of its own, passing a token
+// on: a conversation that hops through every queue in turn, so that the
+// queues it keeps change places at each hop. Checks that it never runs
+// two behaviours at once and counts what it caught.
+// On every other catch it also sends itself two ticks, before the token:
+// with an append budget of one per batch, the second takes the mailbox
+// path from the queue in hand, which must not take it for a kept one.
+struct ring_member : tact::actor {
+  ring_member* next = nullptr;
+  std::atomic<bool> in_receive{false};
+  std::atomic<std::uint64_t> caught{0};
+  std::uint64_t overlaps = 0;
+  tact::test::fifo_check fifo;
+  step ticks[2];
+  int ticks_out = 0;
+  std::uint64_t ticks_in = 0;
+  std::uint64_t ticks_out_of_order = 0;
+  tact::allocation receive(ball& b) {
+    if (in_receive.exchange(true, std::memory_order_acquire)) ++overlaps;
+    const std::uint64_t catches = caught.fetch_add(1, std::memory_order_relaxed) + 1;
+    in_receive.store(false, std::memory_order_release);
+    // Every other catch: the tick left in the mailbox makes the next hop
+    // into this queue take the mailbox in, and the one after that hops.
+    if (catches % 2 == 0 && ticks_out == 0) {
+      ticks_out = 2;
+      *this | ticks[0];
+      *this | ticks[1];
+    }
+    if (b.left == 0) return Nodelete;
+    --b.left;
+    *next | b;
+    return Nodelete;
+  }
+  tact::allocation receive(step& t) {
+    if (in_receive.exchange(true, std::memory_order_acquire)) ++overlaps;
+    if (&t != &ticks[ticks_in++ % 2]) ++ticks_out_of_order;
+    --ticks_out;
+    in_receive.store(false, std::memory_order_release);
+    return Nodelete;
+  }
+  tact::allocation receive(sequenced& m) {
+    if (in_receive.exchange(true, std::memory_order_acquire)) ++overlaps;
+    fifo.accept(m);
+    in_receive.store(false, std::memory_order_release);
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("tokens round rings of queues: every hop once, one behaviour at a time, letters in order") {
+  // Each ring has an actor on each of `ring` queues; its token visits
+  // them in turn, so a worker keeps the ring's queues and each hop swaps
+  // the queue it leaves for the one it enters among them. Threads send
+  // numbered letters to the members meanwhile, and each member ticks
+  // itself past its append budget.
+  const std::uint32_t workers = GENERATE(1u, 2u, 8u);
+  INFO(workers << " workers");
+  constexpr std::uint32_t ring = 5;
+  constexpr std::uint32_t rings = 2;
+  constexpr std::uint64_t thread_senders = 2;
+  const std::uint64_t hops = tact::test::scaled(100'000);
+  const std::uint64_t per_sender = tact::test::scaled(5'000);
+  const std::uint32_t queues = std::max(ring * rings, 4 * workers);
+  tact::actor_system system{{.workers = workers, .queues = queues, .local_batch = 1}};
+  std::vector<ring_member*> members;
+  for (std::uint32_t i = 0; i < ring * rings; ++i)
+    members.push_back(&system.spawn_at<ring_member>(tact::on_queue(i % queues)));
+  for (std::uint32_t r = 0; r < rings; ++r)
+    for (std::uint32_t i = 0; i < ring; ++i)
+      members[r * ring + i]->next = members[r * ring + (i + 1) % ring];
+  std::vector<ball> tokens(rings);
+  for (std::uint32_t r = 0; r < rings; ++r) {
+    tokens[r].left = hops;
+    *members[r * ring] | tokens[r];
+  }
+  std::vector<std::vector<sequenced>> letters(thread_senders);
+  for (std::uint64_t t = 0; t < thread_senders; ++t) {
+    letters[t].reserve(per_sender);  // built in place: a copy destroyed unsent is reported
+    for (std::uint64_t i = 0; i < per_sender; ++i) letters[t].emplace_back(t, i / members.size());
+  }
+  std::vector<std::thread> threads;
+  for (std::uint64_t t = 0; t < thread_senders; ++t)
+    threads.emplace_back([&, t] {
+      for (std::uint64_t i = 0; i < per_sender; ++i) *members[i % members.size()] | letters[t][i];
+    });
+  for (auto& t : threads) t.join();
+  system.await_quiescence();
+  std::uint64_t caught = 0;
+  std::uint64_t letters_received = 0;
+  for (ring_member* m : members) {
+    caught += m->caught;
+    letters_received += m->fifo.received();
+    CHECK(m->fifo.clean());
+    CHECK(m->overlaps == 0);
+    CHECK(m->ticks_out_of_order == 0);
+    CHECK(m->ticks_out == 0);
+  }
+  CHECK(caught == rings * (hops + 1));
+  CHECK(letters_received == thread_senders * per_sender);
+  CHECK(tact::test::conservation_of(system));
+  for (ring_member* m : members) *m | tact::delete_msg;
   system.stop();
 }
