@@ -137,14 +137,19 @@ std::uint64_t runner::process_at_most(work_queue& q, std::uint32_t index, std::u
 }
 
 inline void runner::begin_batch(work_queue& q, std::uint32_t index) noexcept {
-  counters.gulps.add();
-  counters.gulped_messages.add(q.gulped_fresh());
-  current_ = &q;
-  current_index_ = index;
   // A batch taken up again with mail behind it runs without appends: an
   // earlier send of one of its actors may wait in that mail.
-  budget_ = q.mail_behind() ? 0 : local_batch_;
-  budget_start_ = budget_;
+  start_batch(q, index, q.gulped_fresh(), q.mail_behind() ? 0 : local_batch_);
+}
+
+inline void runner::start_batch(work_queue& q, std::uint32_t index, std::uint32_t fresh,
+                                std::uint32_t budget) noexcept {
+  counters.gulps.add();
+  counters.gulped_messages.add(fresh);
+  current_ = &q;
+  current_index_ = index;
+  budget_ = budget;
+  budget_start_ = budget;
   // A serial that wraps to 0 only keeps that one batch from claiming.
   if (claims_on_) batch_serial_ = ++serial_;
   claim_tried_ = false;
@@ -240,13 +245,18 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
       kept_at_[index] = at;
       q = &to;
       index = to_index;
+      // Its batch is the hop's one envelope, and nothing of its actors
+      // waits in its mailbox (try_rejoin read none, and they have run
+      // nowhere else since): it may append from the start, whatever its
+      // last gulp left behind.
+      start_batch(*q, index, 1, local_batch_);
     } else {
       const claim next = take_oldest_claim();
       end_batch(*q, index);
       q = next.queue;
       index = next.index;
+      begin_batch(*q, index);
     }
-    begin_batch(*q, index);
     batch_began = processed;
   }
   TACT_ASSERT(hop_.queue == nullptr, "a hop is handed over or made a claim within its batch");

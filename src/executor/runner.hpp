@@ -384,6 +384,10 @@ class runner : public sleeper {
   void finish_kept() noexcept;
   void count_appended() noexcept;
   [[gnu::always_inline]] inline void begin_batch(work_queue& q, std::uint32_t index) noexcept;
+  // begin_batch's bookkeeping, for a batch that took `fresh` envelopes from
+  // the mailbox and may append `budget`.
+  [[gnu::always_inline]] inline void start_batch(work_queue& q, std::uint32_t index,
+                                                 std::uint32_t fresh, std::uint32_t budget) noexcept;
   [[gnu::always_inline]] inline void end_batch(work_queue& q, std::uint32_t index) noexcept;
   template <class Enough>
   std::uint64_t run_batch(work_queue& q, std::uint32_t index, std::uint64_t most, Enough enough);
