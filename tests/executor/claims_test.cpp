@@ -70,6 +70,28 @@ std::vector<sequenced> numbered(std::uint64_t sender, std::uint64_t count) {
   return row;
 }
 
+// Numbered letters from `senders` threads, each sending `per_sender` of
+// them round robin over `to`, numbered per thread and receiver; returns
+// once all are sent. The letters live in what it returns, which must
+// outlive their delivery.
+template <class Receiver>
+std::vector<std::vector<sequenced>> letters_from_threads(const std::vector<Receiver*>& to,
+                                                         std::uint64_t senders,
+                                                         std::uint64_t per_sender) {
+  std::vector<std::vector<sequenced>> letters(senders);
+  for (std::uint64_t t = 0; t < senders; ++t) {
+    letters[t].reserve(per_sender);  // built in place: a copy destroyed unsent is reported
+    for (std::uint64_t i = 0; i < per_sender; ++i) letters[t].emplace_back(t, i / to.size());
+  }
+  std::vector<std::thread> threads;
+  for (std::uint64_t t = 0; t < senders; ++t)
+    threads.emplace_back([&, t] {
+      for (std::uint64_t i = 0; i < per_sender; ++i) *to[i % to.size()] | letters[t][i];
+    });
+  for (auto& t : threads) t.join();
+  return letters;
+}
+
 // On `go`, sends its whole row to its target in one behaviour: the first
 // send may claim the target's queue, the next ones join the claimed
 // batch, and a row longer than the same-queue budget hands it back.
@@ -366,19 +388,9 @@ TEST_CASE("rallies between kept queues keep each sender's order under threads' m
     balls[p].left = hops;
     *players[2 * p] | balls[p];
   }
-  // Each thread sends its letters round robin over the players, numbered
-  // per (thread, player).
-  std::vector<std::vector<sequenced>> letters(thread_senders);
-  for (std::uint64_t t = 0; t < thread_senders; ++t) {
-    letters[t].reserve(per_sender);  // built in place: a copy destroyed unsent is reported
-    for (std::uint64_t i = 0; i < per_sender; ++i) letters[t].emplace_back(t, i / players.size());
-  }
-  std::vector<std::thread> threads;
-  for (std::uint64_t t = 0; t < thread_senders; ++t)
-    threads.emplace_back([&, t] {
-      for (std::uint64_t i = 0; i < per_sender; ++i) *players[i % players.size()] | letters[t][i];
-    });
-  for (auto& t : threads) t.join();
+  std::vector<rally_player*> to;
+  for (auto& p : players) to.push_back(p.get());
+  const auto letters = letters_from_threads(to, thread_senders, per_sender);
   system.await_quiescence();
   std::uint64_t caught = 0;
   std::uint64_t letters_received = 0;
@@ -702,17 +714,7 @@ TEST_CASE("tokens round rings of queues: every hop once, one behaviour at a time
     tokens[r].left = hops;
     *members[r * ring] | tokens[r];
   }
-  std::vector<std::vector<sequenced>> letters(thread_senders);
-  for (std::uint64_t t = 0; t < thread_senders; ++t) {
-    letters[t].reserve(per_sender);  // built in place: a copy destroyed unsent is reported
-    for (std::uint64_t i = 0; i < per_sender; ++i) letters[t].emplace_back(t, i / members.size());
-  }
-  std::vector<std::thread> threads;
-  for (std::uint64_t t = 0; t < thread_senders; ++t)
-    threads.emplace_back([&, t] {
-      for (std::uint64_t i = 0; i < per_sender; ++i) *members[i % members.size()] | letters[t][i];
-    });
-  for (auto& t : threads) t.join();
+  const auto letters = letters_from_threads(members, thread_senders, per_sender);
   system.await_quiescence();
   std::uint64_t caught = 0;
   std::uint64_t letters_received = 0;
