@@ -350,9 +350,13 @@ class runner : public sleeper {
   // own once drained: the queue stays processed by this runner, its batch
   // empty, since the partner's answer is likely to come back to it. A send
   // to a kept queue from where a claim may be made (post_claimed) rejoins
-  // it: the envelope goes into its batch, which becomes the pending claim,
-  // and run_batch hands over to it at once, so that a conversation runs
-  // as one turn within the gulp budget. Kept queues are let go
+  // it: the envelope goes into its batch, which becomes the pending claim
+  // (or, in the common case, the hop: see try_rejoin), and run_batch
+  // hands over to it at once, so that a conversation runs as one turn
+  // within the gulp budget. A kept queue is in the kept list exactly
+  // while its kept_at_ mark is set; the batch in hand never is, and a
+  // hop's queue is until the hand-over, where the drained queue takes
+  // its slot. Kept queues are let go
   // (finish_kept) when the run of claims ends: before the runner sweeps,
   // parks or stops, so mail others post to them meanwhile waits at most
   // for that run (see drain_claims).
