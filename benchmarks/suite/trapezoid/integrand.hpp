@@ -19,8 +19,10 @@ inline double fx(double x) {
   return c * d;
 }
 
-// Worker.process: the area of [l, r] in pieces of width h.
-inline double area(double l, double r, double h) {
+// Worker.process: the area of [l, r] in pieces of width h. Opaque to the
+// optimizer and on a 64-byte line, so that both programs run the same
+// machine code at the same alignment (see nqueens/board.hpp).
+[[gnu::noipa, gnu::aligned(64)]] inline double area(double l, double r, double h) {
   const auto n = static_cast<std::int64_t>((r - l) / h);
   double sum = 0.0;
   for (std::int64_t i = 0; i < n; ++i) {
