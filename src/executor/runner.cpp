@@ -166,6 +166,18 @@ inline void runner::end_batch(work_queue& q, std::uint32_t index) noexcept {
     q.finish();
 }
 
+// q takes the place of the kept queue `instead` among the kept ones, which
+// leaves them to be the batch in hand. Field by field, as in unkeep().
+inline void runner::keep_instead(work_queue& q, std::uint32_t index,
+                                 std::uint32_t instead) noexcept {
+  const std::uint8_t at = kept_at_[instead];
+  kept_at_[instead] = 0;
+  q.batch().recycle();
+  kept_[at - 1].queue = &q;
+  kept_[at - 1].index = index;
+  kept_at_[index] = at;
+}
+
 // After each envelope but the last, the batch is cut short once `most`
 // have run or `enough(processed)` says so: the rest stays for q's next
 // gulp.
@@ -213,16 +225,15 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
     // without leaving this loop: a conversation between queues runs as
     // one long turn, bounded by the same budget as a batch (see keep()).
     // (A claim's serial is never 0: it matches only a batch that may claim.)
-    // A hop with older claims pending waits its turn behind them.
-    const bool hop = hop_.queue != nullptr;
-    if (hop && (paused || claims_count_ != 0)) hop_to_claim();
+    // A hop with older claims pending waits its turn behind them, as a
+    // claim (which then is not the only one: no hand-over).
+    if (hop_.queue != nullptr && (paused || claims_count_ != 0)) hop_to_claim();
     if (paused || resumed_) break;
+    const bool hop = hop_.queue != nullptr;
     if (!hop) {
       if (claims_count_ != 1) break;
       if (const claim& c = claims_[claims_first_]; c.serial != batch_serial_ || c.queue == nullptr)
         break;
-    } else if (hop_.queue == nullptr) {
-      break;
     }
     if (processed >= most || enough(processed)) {
       if (hop) hop_to_claim();
@@ -230,19 +241,12 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
       break;
     }
     if (hop) {
-      // The hop's queue leaves the kept ones to be the batch in hand, and
-      // the drained batch's queue, which conversed, takes its place there:
-      // no claim in the ring, no list to shift.
-      work_queue& to = *hop_.queue;
+      // The drained batch's queue, which conversed, is kept in the hop's
+      // place: no claim in the ring, no list to shift.
+      work_queue& to = *std::exchange(hop_.queue, nullptr);
       const std::uint32_t to_index = hop_.index;
-      hop_.queue = nullptr;
-      const std::uint8_t at = kept_at_[to_index];
-      kept_at_[to_index] = 0;
       count_appended();
-      q->batch().recycle();
-      kept_[at - 1].queue = q;
-      kept_[at - 1].index = index;
-      kept_at_[index] = at;
+      keep_instead(*q, index, to_index);
       q = &to;
       index = to_index;
       // Its batch is the hop's one envelope, and nothing of its actors
@@ -411,18 +415,13 @@ bool runner::rejoin(work_queue& q, std::uint32_t index, void* target, void* mess
   // Lock-free unless mail waits: a zero count means every earlier send of
   // this batch's actors to q has been taken in (see keep() in runner.hpp).
   if (appends_held_ != 0 || q.queued() != 0) q.regulp(batch);
-  join_kept(q, index, target, message, run);
-  return true;
-}
-
-void runner::join_kept(work_queue& q, std::uint32_t index, void* target, void* message,
-                       run_fn run) {
   // A claim from here on, before the push: if the push throws, the mail
   // just taken in still runs, as the claimed batch.
   unkeep(index);
   add_claim(q, index);
-  q.batch().push(envelope{target, message, run});
+  batch.push(envelope{target, message, run});
   counters.local_sends.add();
+  return true;
 }
 
 void runner::finish_kept() noexcept {

@@ -189,8 +189,9 @@ class runner : public sleeper {
 
   // The common send of a conversation, inline on the post path: from the
   // last envelope of a short batch to a queue this runner keeps, with no
-  // mail waiting there and appends not held, it rejoins that queue (see
-  // keep()) as claim_or_join would, without the calls on the way there,
+  // mail waiting there (a relaxed read of its count is enough: see the
+  // order argument at keep()) and appends not held, it rejoins that queue
+  // as claim_or_join would, without the calls on the way there,
   // and as a hop: the queue stays among the kept ones, and the batch in
   // hand takes its place there when it hands over (see run_batch). Any
   // other case is left to post_claimed. Loads one byte for a queue not
@@ -375,10 +376,9 @@ class runner : public sleeper {
   bool kept(std::uint32_t index) const noexcept { return kept_at_[index] != 0; }
   void keep(work_queue& q, std::uint32_t index) noexcept;
   void unkeep(std::uint32_t index) noexcept;
+  [[gnu::always_inline]] inline void keep_instead(work_queue& q, std::uint32_t index,
+                                                  std::uint32_t instead) noexcept;
   bool rejoin(work_queue& q, std::uint32_t index, void* target, void* message, run_fn run);
-  // The kept queue q becomes this batch's claim, with the envelope last.
-  // @pre no mail waits in q's mailbox that a sender of this batch made.
-  void join_kept(work_queue& q, std::uint32_t index, void* target, void* message, run_fn run);
   // The hop pending (see try_rejoin) becomes an ordinary claim of the
   // batch in hand, its queue no longer kept: for anything but the plain
   // hand-over (a later send of the batch, a cut, a wait, an older claim
