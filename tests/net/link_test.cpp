@@ -4,6 +4,7 @@
 // that pins another server key, get nothing through.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -109,8 +110,10 @@ TEST_CASE("a listed peer's frames arrive once each, in order, under its name") {
   const auto beta_keys = tact::net::generate_key_pair();
   inbox at_beta;
   secure_link beta{server(beta_keys, alpha_keys.public_key), at_beta.receiver()};
+  beta.start();
   inbox at_alpha;
   secure_link alpha{client(alpha_keys, beta_keys.public_key, beta.endpoint()), at_alpha.receiver()};
+  alpha.start();
 
   CHECK(alpha.send("gamma", numbered(0)) == send_result::unknown_peer);  // not listed
   // All at once: far more than a connection takes before its peer reads
@@ -142,15 +145,48 @@ TEST_CASE("a listed peer's frames arrive once each, in order, under its name") {
   CHECK(alpha.stats().malformed == 0);
 }
 
+// Its owner may need the link (its endpoint, learn(), send()) inside a
+// callback: nothing is called before start(), however early a peer's
+// frames come, and what came meanwhile arrives after, in order.
+TEST_CASE("a link calls nothing before it starts: frames that came meanwhile arrive after") {
+  const auto alpha_keys = tact::net::generate_key_pair();
+  const auto beta_keys = tact::net::generate_key_pair();
+  std::atomic<bool> started{false};
+  std::atomic<std::uint64_t> early{0};
+  inbox at_beta;
+  const secure_link::receiver record = at_beta.receiver();
+  secure_link beta{server(beta_keys, alpha_keys.public_key),
+                   [&](std::string_view peer, std::span<const std::byte> frame) {
+                     early += !started.load();
+                     return record(peer, frame);
+                   }};
+  inbox unused;
+  secure_link alpha{client(alpha_keys, beta_keys.public_key, beta.endpoint()), unused.receiver()};
+  alpha.start();
+  for (std::uint64_t i = 0; i < 3; ++i) REQUIRE(alpha.send("beta", numbered(i)) == send_result::queued);
+  // Long enough for the connection and the frames, had beta been reading.
+  wait_until([&] { return alpha.stats().frames_out == 3; });
+  std::this_thread::sleep_for(std::chrono::milliseconds{300});
+  started = true;
+  beta.start();
+  at_beta.wait_for(3);
+  CHECK(early == 0);
+  std::lock_guard guard{at_beta.lock};
+  REQUIRE(at_beta.frames.size() == 3);
+  for (std::uint64_t i = 0; i < 3; ++i) CHECK(number_of(at_beta.frames[i]) == i);
+}
+
 TEST_CASE("a frame larger than the largest a link carries is refused at send") {
   const auto alpha_keys = tact::net::generate_key_pair();
   const auto beta_keys = tact::net::generate_key_pair();
   inbox at_beta;
   secure_link beta{server(beta_keys, alpha_keys.public_key), at_beta.receiver()};
+  beta.start();
   inbox unused;
   link_config small = client(alpha_keys, beta_keys.public_key, beta.endpoint());
   small.max_frame = 1'000;
   secure_link alpha{small, unused.receiver()};
+  alpha.start();
   CHECK(alpha.send("beta", numbered(1, 1'001)) == send_result::too_large);
   REQUIRE(alpha.send("beta", numbered(2, 1'000)) == send_result::queued);
   at_beta.wait_for(1);
@@ -168,6 +204,7 @@ TEST_CASE(
   const auto beta_keys = tact::net::generate_key_pair();
   inbox at_beta;
   secure_link beta{server(beta_keys, alpha_keys.public_key), at_beta.receiver()};
+  beta.start();
   zmq::context_t context;
   zmq::socket_t raw{context, zmq::socket_type::dealer};
   raw.set(zmq::sockopt::linger, 0);
@@ -201,10 +238,12 @@ TEST_CASE("a client whose key is not on the allow-list gets nothing through") {
   const auto intruder_keys = tact::net::generate_key_pair();
   inbox at_beta;
   secure_link beta{server(beta_keys, alpha_keys.public_key), at_beta.receiver()};
+  beta.start();
   inbox unused;
   // It knows beta's key and address, which is all CURVE alone would ask.
   secure_link intruder{client(intruder_keys, beta_keys.public_key, beta.endpoint()),
                        unused.receiver()};
+  intruder.start();
   for (std::uint64_t i = 0; i < 100; ++i)
     REQUIRE(intruder.send("beta", numbered(i)) == send_result::queued);
   wait_until([&] { return beta.stats().refused + beta.stats().accepted >= 1; });
@@ -212,6 +251,7 @@ TEST_CASE("a client whose key is not on the allow-list gets nothing through") {
 
   // A listed peer still gets through, after the intruder was refused.
   secure_link alpha{client(alpha_keys, beta_keys.public_key, beta.endpoint()), unused.receiver()};
+  alpha.start();
   REQUIRE(alpha.send("beta", numbered(7)) == send_result::queued);
   at_beta.wait_for(1);
   std::lock_guard guard{at_beta.lock};
@@ -227,11 +267,13 @@ TEST_CASE("a client that pins another server key sends nothing to this one") {
   const auto impostor_keys = tact::net::generate_key_pair();
   inbox at_beta;
   secure_link beta{server(beta_keys, alpha_keys.public_key), at_beta.receiver()};
+  beta.start();
   inbox unused;
   // alpha believes that "beta" at this address has another key: whoever
   // listens there cannot complete the handshake, and reads nothing.
   secure_link alpha{client(alpha_keys, impostor_keys.public_key, beta.endpoint()),
                     unused.receiver()};
+  alpha.start();
   for (std::uint64_t i = 0; i < 100; ++i)
     REQUIRE(alpha.send("beta", numbered(i)) == send_result::queued);
   wait_until([&] { return beta.stats().handshakes_failed + beta.stats().frames_in >= 1; });
@@ -254,6 +296,7 @@ TEST_CASE("frames for a peer that does not read are refused past the bound, neve
   link_config bounded = client(alpha_keys, keys.public_key, gone);
   bounded.max_queued = 100 * frame;
   secure_link alpha{bounded, unused.receiver()};
+  alpha.start();
   std::uint64_t queued = 0, refused = 0;
   for (std::uint64_t i = 0; i < 3'000; ++i) {
     const send_result r = alpha.send("beta", numbered(i, frame));
@@ -288,8 +331,10 @@ TEST_CASE("a peer that goes away is reported lost") {
   events at_alpha;
   auto beta =
       std::make_unique<secure_link>(server(beta_keys, alpha_keys.public_key), unused.receiver());
+  beta->start();
   secure_link alpha{client(alpha_keys, beta_keys.public_key, beta->endpoint()), unused.receiver(),
                     at_alpha.watcher()};
+  alpha.start();
   REQUIRE(alpha.send("beta", numbered(1)) == send_result::queued);
   at_alpha.wait_for(1);
   beta.reset();
@@ -314,6 +359,7 @@ TEST_CASE(
     try {
       secure_link beta{server(beta_keys, alpha_keys.public_key),
                        [](std::string_view, std::span<const std::byte>) { return true; }};
+      beta.start();
       const std::string line = beta.endpoint() + "\n";
       if (::write(ends[1], line.data(), line.size()) != static_cast<ssize_t>(line.size()))
         ::_exit(1);
@@ -335,6 +381,7 @@ TEST_CASE(
     quick.heartbeat = std::chrono::milliseconds{100};
     quick.heartbeat_timeout = std::chrono::milliseconds{500};
     secure_link alpha{quick, unused.receiver(), at_alpha.watcher()};
+    alpha.start();
     REQUIRE(alpha.send("beta", numbered(1)) == send_result::queued);
     at_alpha.wait_for(1);
     ::kill(child, SIGSTOP);
@@ -360,6 +407,7 @@ TEST_CASE("a peer that sends malformed frames is cut off both ways until its ban
   const auto beta_keys = tact::net::generate_key_pair();
   inbox at_alpha;
   secure_link alpha{server(alpha_keys, beta_keys.public_key), at_alpha.receiver()};
+  alpha.start();
 
   // beta sends to alpha too, so that its connection to alpha is seen closed.
   std::mutex lock;
@@ -384,6 +432,7 @@ TEST_CASE("a peer that sends malformed frames is cut off both ways until its ban
       },
       at_beta.watcher()};
   beta_link = &beta;
+  beta.start();
   REQUIRE(beta.send("alpha", numbered(1)) == send_result::queued);
   at_beta.wait_for(1);
   at_alpha.wait_for(1);
@@ -455,9 +504,11 @@ TEST_CASE(
   };
   inbox at_beta;
   secure_link beta{plain(server(beta_keys, alpha_keys.public_key)), at_beta.receiver()};
+  beta.start();
   inbox unused;
   secure_link alpha{plain(client(alpha_keys, beta_keys.public_key, beta.endpoint())),
                     unused.receiver()};
+  alpha.start();
   for (std::uint64_t i = 0; i < 1'000; ++i)
     REQUIRE(alpha.send("beta", numbered(i)) == send_result::queued);
   at_beta.wait_for(1'000);
@@ -473,10 +524,13 @@ TEST_CASE(
   // CURVE server: neither handshake completes, nothing is read.
   inbox at_secure;
   secure_link secure{server(beta_keys, alpha_keys.public_key), at_secure.receiver()};
+  secure.start();
   secure_link plain_client{plain(client(alpha_keys, beta_keys.public_key, secure.endpoint())),
                            unused.receiver()};
+  plain_client.start();
   secure_link curve_client{client(alpha_keys, beta_keys.public_key, beta.endpoint()),
                            unused.receiver()};
+  curve_client.start();
   REQUIRE(plain_client.send("beta", numbered(1)) == send_result::queued);
   REQUIRE(curve_client.send("beta", numbered(2)) == send_result::queued);
   wait_until(

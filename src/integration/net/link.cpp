@@ -564,6 +564,9 @@ secure_link::secure_link(link_config config, receiver on_frame, watcher on_peer,
   endpoint_ = r.get(zmq::sockopt::last_endpoint);
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd_ < 0) throw std::runtime_error{"tact: no eventfd for the link"};
+}
+
+void secure_link::start() {
   // From here the sockets are the link thread's alone.
   thread_ = std::thread{[this] { run(); }};
 }
@@ -581,7 +584,7 @@ void secure_link::stop() noexcept {
   }
   const std::uint64_t one = 1;
   [[maybe_unused]] const auto written = ::write(wake_fd_, &one, sizeof one);
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 send_result secure_link::send(std::string_view peer, std::vector<std::byte> frame) {

@@ -133,12 +133,18 @@ class TACT_API secure_link {
   using retirer = std::function<bool(std::string_view peer)>;
 
   // Binds the listening socket; throws std::runtime_error (a ZeroMQ error
-  // with the endpoint) if it cannot.
+  // with the endpoint) if it cannot. Nothing is read, sent or called back
+  // until start(): frames sent meanwhile wait in the link's queue, and
+  // peers that connect wait in ZeroMQ's.
   secure_link(link_config config, receiver on_frame, watcher on_peer = {},
               retirer may_retire = {});
   ~secure_link();
   secure_link(const secure_link&) = delete;
   secure_link& operator=(const secure_link&) = delete;
+
+  // Starts the link's thread, from which the callbacks are called. Once,
+  // when whatever they use (the link itself, say) is in place.
+  void start();
 
   // The endpoint it listens on, with the port it got ("tcp://127.0.0.1:39021").
   const std::string& endpoint() const noexcept { return endpoint_; }

@@ -187,6 +187,8 @@ void node_core::start() {
     std::lock_guard guard{p->lock};
     if (p->sends) link_->send(p->name, greeting());
   }
+  // Last: the callbacks use link_ and advertised_.
+  link_->start();
 }
 
 void node_core::stop() noexcept {
