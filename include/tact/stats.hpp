@@ -20,7 +20,9 @@ struct worker_stats {
   // Envelopes run, poison pills and behaviours that threw included.
   std::uint64_t messages_processed = 0;
   std::uint64_t gulps = 0;
-  std::uint64_t gulped_messages = 0;  // messages taken by gulps
+  // Messages taken from mailboxes by gulps. An envelope run came into its
+  // batch one way, counted once: gulped, or a local send.
+  std::uint64_t gulped_messages = 0;
   std::uint64_t missed_gulps = 0;     // queue found being processed elsewhere
   std::uint64_t steal_attempts = 0;   // victims scanned by this worker as a thief
   std::uint64_t steal_no_candidate = 0;  // ... that had no queue worth taking

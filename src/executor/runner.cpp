@@ -139,7 +139,7 @@ std::uint64_t runner::process_at_most(work_queue& q, std::uint32_t index, std::u
 inline void runner::begin_batch(work_queue& q, std::uint32_t index) noexcept {
   // A batch taken up again with mail behind it runs without appends: an
   // earlier send of one of its actors may wait in that mail.
-  start_batch(q, index, q.gulped_fresh(), q.mail_behind() ? 0 : local_batch_);
+  start_batch(q, index, q.take_fresh(), q.mail_behind() ? 0 : local_batch_);
 }
 
 inline void runner::start_batch(work_queue& q, std::uint32_t index, std::uint32_t fresh,
@@ -249,11 +249,11 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
       keep_instead(*q, index, to_index);
       q = &to;
       index = to_index;
-      // Its batch is the hop's one envelope, and nothing of its actors
-      // waits in its mailbox (try_rejoin read none, and they have run
-      // nowhere else since): it may append from the start, whatever its
-      // last gulp left behind.
-      start_batch(*q, index, 1, local_batch_);
+      // Its batch is the hop's one envelope (a local send, not gulped),
+      // and nothing of its actors waits in its mailbox (try_rejoin read
+      // none, and they have run nowhere else since): it may append from
+      // the start, whatever its last gulp left behind.
+      start_batch(*q, index, 0, local_batch_);
     } else {
       const claim next = take_oldest_claim();
       end_batch(*q, index);
@@ -414,7 +414,7 @@ bool runner::rejoin(work_queue& q, std::uint32_t index, void* target, void* mess
   copy_queue& batch = q.batch();
   // Lock-free unless mail waits: a zero count means every earlier send of
   // this batch's actors to q has been taken in (see keep() in runner.hpp).
-  if (appends_held_ != 0 || q.queued() != 0) q.regulp(batch);
+  if (appends_held_ != 0 || q.queued() != 0) counters.gulped_messages.add(q.regulp(batch));
   // A claim from here on, before the push: if the push throws, the mail
   // just taken in still runs, as the claimed batch.
   unkeep(index);

@@ -75,7 +75,7 @@ bool stepper::run_queue(std::uint32_t index) {
   if (!q.being_processed()) {
     if (q.gulp() != work_queue::gulp_result::taken) return false;
     runner_.counters.gulps.add();
-    runner_.counters.gulped_messages.add(q.batch().size());
+    runner_.counters.gulped_messages.add(q.take_fresh());
   }
   ++steps_;
   running_[index] = true;

@@ -98,7 +98,7 @@ class work_queue {
     mailbox_.push(e);  // first: if it throws, nothing changed
     being_processed_.store(true, std::memory_order_relaxed);  // read under the lock
     mailbox_.swap(batch_);
-    taken_back_ = false;
+    fresh_ = batch_.size();
     mail_behind_ = false;
     pending_.store(0, std::memory_order_relaxed);
     return true;
@@ -136,7 +136,6 @@ class work_queue {
     if (carried_ != 0) {
       being_processed_.store(true, std::memory_order_relaxed);  // read under the lock
       carried_ = 0;
-      taken_back_ = true;
       mail_behind_ = !mailbox_.empty();
       pending_.store(mailbox_.size(), std::memory_order_relaxed);
       return gulp_result::taken;
@@ -144,15 +143,16 @@ class work_queue {
     if (mailbox_.empty()) return gulp_result::empty;
     being_processed_.store(true, std::memory_order_relaxed);  // read under the lock
     mailbox_.swap(batch_);
-    taken_back_ = false;
+    fresh_ = batch_.size();
     mail_behind_ = false;
     pending_.store(0, std::memory_order_relaxed);
     return gulp_result::taken;
   }
-  // Envelopes the last gulp took from the mailbox (none when it took back
-  // a batch cut short): for the statistics. @pre as for batch(), before
-  // any of it has run.
-  std::uint32_t gulped_fresh() const noexcept { return taken_back_ ? 0 : batch_.size(); }
+  // Envelopes gulp() or claim() took from the mailbox that nobody has
+  // counted yet, then none: for the statistics, each counted once however
+  // the batch goes on (sends appended to it, cut short and taken back,
+  // claimed and handed back unrun). @pre as for batch().
+  std::uint32_t take_fresh() noexcept { return std::exchange(fresh_, 0); }
   // Whether the last gulp took back a batch cut short while the mailbox
   // held mail. That mail may include sends from this queue's own actors,
   // made by the batch before it was cut, so sends from them must not join
@@ -229,14 +229,14 @@ class work_queue {
 
   // Takes the mail that came since the gulp into `into` (the holder's
   // drained batch, see held_queue), whose array becomes the mailbox's;
-  // false if there is none. The queue stays being_processed.
-  bool regulp(copy_queue& into) noexcept {
+  // returns how many (0: there was none). The queue stays being_processed.
+  std::uint32_t regulp(copy_queue& into) noexcept {
     std::lock_guard guard{lock_};
-    if (mailbox_.empty()) return false;
+    if (mailbox_.empty()) return 0;
     into.recycle();
     mailbox_.swap(into);
     pending_.store(0, std::memory_order_relaxed);
-    return true;
+    return into.size();
   }
 
   // As register_waiter, for the worker holding the queue while it waits:
@@ -326,7 +326,7 @@ class work_queue {
   // Owned by whoever set being_processed_; between a pause() and the next
   // gulp, the lock guards what is left in it.
   copy_queue batch_;
-  bool taken_back_ = false;   // the last gulp took back a batch cut short
+  std::uint32_t fresh_ = 0;   // see take_fresh()
   bool mail_behind_ = false;  // see mail_behind()
 };
 

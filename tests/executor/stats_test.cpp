@@ -153,6 +153,32 @@ TEST_CASE("a snapshot is subtracted only from a later one of the same system") {
   CHECK_THROWS_AS(later - tact::system_stats{}, std::invalid_argument);
 }
 
+// gulped_messages and local_sends split the envelopes run by how they came
+// into a batch: taken from a mailbox by a gulp, or appended to the batch
+// in progress. Each comes one way, once: a hop between kept queues and a
+// batch cut at the budget and taken up again are not counted twice.
+TEST_CASE("every envelope run came into a batch once: by a gulp or appended to one") {
+  const std::uint32_t workers = GENERATE(1u, 2u, 8u);
+  const std::uint32_t budget_us = GENERATE(100u, 1u);  // the default, and cuts
+  CAPTURE(workers, budget_us);
+  tact::actor_system system{
+      {.workers = workers, .gulp_budget = std::chrono::microseconds{budget_us}}};
+  ring r{system};
+  // One token: a conversation, hopping between kept queues.
+  r.run(10'000);
+  // Many: full batches, cut at the budget.
+  constexpr std::uint64_t tokens = 2'000, hops = 20;
+  std::vector<token> round(tokens);
+  for (token& t : round) {
+    t.hops_left = hops;
+    r.nodes[0] | t;
+  }
+  system.await_quiescence();
+  const tact::worker_stats s = system.stats().total;
+  REQUIRE(s.messages_processed == 10'001 + tokens * (hops + 1));
+  CHECK(s.gulped_messages + s.local_sends == s.messages_processed);
+}
+
 TEST_CASE("the queued gauge counts the envelopes waiting behind a busy actor") {
   const std::uint32_t workers = GENERATE(1u, 2u, 8u);
   tact::actor_system system{{.workers = workers}};
