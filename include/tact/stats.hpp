@@ -19,6 +19,8 @@ struct worker_stats {
   std::uint64_t local_sends = 0;    // of which appended to the batch in progress
   // Envelopes run, poison pills and behaviours that threw included.
   std::uint64_t messages_processed = 0;
+  // Batches begun: a queue's mailbox gulped, or a queue claimed (see
+  // claims), whose batch may hold only local sends.
   std::uint64_t gulps = 0;
   // Messages taken from mailboxes by gulps. An envelope run came into its
   // batch one way, counted once: gulped, or a local send.
@@ -84,6 +86,7 @@ struct worker_stats {
   std::uint64_t tx_unmatched = 0;        // messages no handler matched (dropped)
   std::uint64_t tx_dropped = 0;          // transactional sends to an empty reference (dropped)
 
+  // Messages taken from mailboxes per batch begun.
   double average_gulp_size() const noexcept {
     return gulps == 0 ? 0.0 : static_cast<double>(gulped_messages) / static_cast<double>(gulps);
   }
