@@ -170,12 +170,10 @@ std::uint64_t runner::drain_held(work_queue& q, std::uint32_t index) {
     }
     // The unlocked look first, as a sweep does: mail it misses is found
     // on a later pass, and wait() registers under the lock.
-    if (!q.looks_empty()) {
-      if (const std::uint32_t taken = q.regulp(h.batch); taken != 0) {
-        counters.gulps.add();
-        counters.gulped_messages.add(taken);
-        continue;
-      }
+    if (const std::uint32_t taken = q.looks_empty() ? 0 : q.regulp(h.batch); taken != 0) {
+      counters.gulps.add();
+      counters.gulped_messages.add(taken);
+      continue;
     }
     if (h.busy.empty()) {
       // Nothing of it waits any more: the queue goes (its own batch has

@@ -136,6 +136,7 @@ class work_queue {
     if (carried_ != 0) {
       being_processed_.store(true, std::memory_order_relaxed);  // read under the lock
       carried_ = 0;
+      // fresh_ stays: a claimed batch handed back unrun is still uncounted.
       mail_behind_ = !mailbox_.empty();
       pending_.store(mailbox_.size(), std::memory_order_relaxed);
       return gulp_result::taken;
@@ -326,7 +327,10 @@ class work_queue {
   // Owned by whoever set being_processed_; between a pause() and the next
   // gulp, the lock guards what is left in it.
   copy_queue batch_;
-  std::uint32_t fresh_ = 0;   // see take_fresh()
+  // See take_fresh(). Owned as batch_ is (no atomics needed): set under
+  // the lock by the gulp or claim that sets being_processed_, then read
+  // and cleared only by that processor.
+  std::uint32_t fresh_ = 0;
   bool mail_behind_ = false;  // see mail_behind()
 };
 
