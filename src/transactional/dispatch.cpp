@@ -20,6 +20,7 @@
 
 #include "executor/room.hpp"
 #include "executor/seam.hpp"
+#include "support/assert.hpp"
 #include "support/type_name.hpp"
 #include "transactional/behaviour_slot.hpp"
 #include "transactional/dispatch.hpp"
@@ -162,11 +163,15 @@ std::uint32_t place(executor& ex, runner* self, const cell& to, bool first) noex
 }
 
 // Whether a commit of an actor of `own`, on one of own's runners, may
-// queue a send to `to` at once on that runner's executor: `to` belongs to
-// the same system, which takes messages and keeps none postponed (a post
-// must queue behind those).
+// queue its sends to own's actors at once on that runner's executor: the
+// system takes messages and keeps none postponed (a post must queue behind
+// those).
+inline bool open_for_posts(domain& own) noexcept {
+  return !own.postponed().any() && !own.stopping();
+}
+// The same for one send, to `to`: it belongs to the same system.
 inline bool queues_here(const cell& to, domain& own) noexcept {
-  return to.dom == &own && !own.postponed().any() && !own.stopping();
+  return to.dom == &own && open_for_posts(own);
 }
 
 // A send to a system that is stopping: it takes no more messages, so m is
@@ -339,23 +344,27 @@ inline bool runs_from(message& m, const runner& w, domain& own) noexcept {
 //
 // Nothing here needs memory: a send whose queue cannot grow waits with the
 // domain's postponed sends (see post()).
-[[gnu::always_inline]] inline void commit_sends(transaction& tx, runner& w,
-                                                message& handled) noexcept {
-  if (tx.borrowed && tx.has_actions()) {
-    retain(tx.actor);
-    tx.borrowed = false;
-  }
+// The sends of commit_sends() from m on, in order. Out of line: most
+// commits send one message, to a parallel actor of their own system.
+// Whether the commit left something for after it (see finish()).
+[[gnu::noinline]] bool post_each(transaction& tx, runner& w, message* m) noexcept {
   bool first = true;
   const bool parallel = !tx.actor->exclusive;
   domain& own = *tx.actor->dom;
-  for (message* m = std::exchange(tx.first, nullptr); m != nullptr; first = false) {
+  // Read once for the commit's sends, as if they were all posted at that
+  // instant (a stop that begins meanwhile finds them queued, as it finds
+  // those of a commit just before it), and again after a send that took
+  // post()'s way, since that one may be postponed: the later ones must
+  // then queue behind it.
+  bool open = open_for_posts(own);
+  for (; m != nullptr; first = false) {
     if (message_access::next(*m) != nullptr && runs_from(*m, w, own)) [[unlikely]] {
       m = post_run(tx, w, m);
       if (m == nullptr) break;
     }
     message* next = std::exchange(message_access::next(*m), nullptr);
     cell* const to = message_access::target(*m).cell();
-    if (!to->serialized.load(std::memory_order_relaxed) && queues_here(*to, own) &&
+    if (!to->serialized.load(std::memory_order_relaxed) && to->dom == &own && open &&
         queue_plain(m, *to, w, first)) [[likely]] {
       m = next;
       continue;
@@ -369,10 +378,47 @@ inline bool runs_from(message& m, const runner& w, domain& own) noexcept {
       message_access::next(*m) = tx.dropped;
       tx.dropped = m;
     }
+    open = open_for_posts(own);
     m = next;
   }
+  return tx.dropped != nullptr || tx.full != nullptr;
+}
+
+// The commit's sends, in order, then the end of the loan (see transaction):
+// `handled` gives up its reference to the actor if a send borrowed it. From
+// here the actor may be reclaimed once that send has run, which it can do
+// only after a become being committed is installed (it waits for the
+// committing bit); a send the stopping system refused is kept until the
+// commit is over (free_dropped), since freeing it drops a reference. So
+// after this a commit touches the actor only to install its become.
+//
+// With on_commit actions to run, which may use tx::self() (the handled
+// message's reference), the loan is settled the other way, before the
+// sends can run: the borrowing send takes a reference of its own.
+//
+// Nothing here needs memory: a send whose queue cannot grow waits with the
+// domain's postponed sends (see post()). Inline is a lone send to a
+// parallel actor of the same system, queued at once. Whether the commit
+// left something for after it: a send refused, or a full receiver to wait
+// for (see finish()).
+[[gnu::always_inline]] inline bool commit_sends(transaction& tx, runner& w,
+                                                message& handled) noexcept {
+  if (tx.borrowed && tx.has_actions()) {
+    retain(tx.actor);
+    tx.borrowed = false;
+  }
+  message* const m = std::exchange(tx.first, nullptr);
   tx.last = &tx.first;
+  bool loose_ends = false;
+  if (m != nullptr) {
+    cell& to = *message_access::target(*m).cell();
+    domain& own = *tx.actor->dom;
+    if (message_access::next(*m) != nullptr || to.serialized.load(std::memory_order_relaxed) ||
+        to.dom != &own || !open_for_posts(own) || !queue_plain(m, to, w, true)) [[unlikely]]
+      loose_ends = post_each(tx, w, m);
+  }
   if (std::exchange(tx.borrowed, false)) message_access::disown_target(handled);
+  return loose_ends;
 }
 
 void free_dropped(transaction& tx) noexcept {
@@ -579,63 +625,52 @@ bool forward_home(executor& ex, runner& w, cell& c, message* m) noexcept {
   return true;
 }
 
-}  // namespace
-
-void drop(const envelope& e) noexcept { message_access::destroy(static_cast<message*>(e.message)); }
-
-bool retry_postponed(void* d) noexcept {
-  domain& dom = *static_cast<domain*>(d);
-  runner* const self = this_runner(dom.ex());
-  return dom.postponed().retry(dom.ex(), [self](message* m) {
-    const post_outcome outcome = queue_now(m, self, false, false);
-    if (outcome == post_outcome::refused) message_access::destroy(m);
-    return outcome;
-  });
+// A handler threw: nothing it staged happens, and whoever listens hears.
+void roll_back(executor& ex, transaction& tx, dispatch_counts& counted, const message& m,
+               std::exception_ptr error) noexcept {
+  tx.discard();
+  counted.rollbacks.add();
+  report_rollback(ex, tx, m, error);
+  tell_customer(m, std::move(error));
 }
 
-void refuse_postponed(void* d) noexcept {
-  domain& dom = *static_cast<domain*>(d);
-  dom.postponed().refuse_all(dom.ex(), [&dom](message* m) {
-    refuse(dom.ex());
-    message_access::destroy(m);
-  });
+// The end of a delivery that ran its course on this runner: m is done
+// with, then what the commit left for afterwards (sends a stopping system
+// refused, a full receiver to wait for), if `loose_ends`.
+inline void finish(executor& ex, runner& w, const cell& c, transaction& tx, message* m,
+                   bool loose_ends = true) noexcept {
+  message_access::destroy(m);
+  if (loose_ends) [[unlikely]] {
+    free_dropped(tx);
+    wait_after_commit(ex, w, c, tx);
+  }
 }
 
-void deliver(void* target, void* msg) noexcept {
-  cell& c = *static_cast<cell*>(target);
-  message* m = static_cast<message*>(msg);
+// A message to a serialized actor, on `w`: true if it was sent on to the
+// actor's home queue, to run there (counted as a dispatch here); else it
+// runs here, counted received if the actor is bounded.
+[[gnu::noinline]] bool forwarded_home(executor& ex, runner& w, dispatch_counts& counted, cell& c,
+                                      message* m) noexcept {
+  if (w.current_queue() != c.home && forward_home(ex, w, c, m)) {
+    counted.dispatches.add();
+    return true;
+  }
+  // A bounded actor is serialized from its creation (and nothing clears
+  // the flag): its messages run here, one at a time.
+  if (c.gauge != nullptr) note_received(*c.gauge);
+  return false;
+}
+
+// Everything but deliver()'s common end, from the handler's first run on:
+// no handler matched, a become to commit, on_commit actions, a lost race
+// and its retries. `running` ran first and `matched` says how.
+[[gnu::noinline]] void deliver_rest(cell& c, message* m, runner& w, dispatch_counts& counted,
+                                    transaction& tx, behaviour_base* running,
+                                    bool matched) noexcept {
   domain& d = *c.dom;
   executor& ex = d.ex();
-  runner& w = *this_runner(ex);
-  dispatch_counts& counted = d.counts(w);
   counted.dispatches.add();
-  // `serialized` only routes messages, so relaxed is enough: a message that
-  // misses the flag runs here, in parallel, and the CAS keeps its become
-  // correct; the flag only has to be seen eventually, which bounds retries.
-  if (c.serialized.load(std::memory_order_relaxed)) {
-    if (w.current_queue() != c.home && forward_home(ex, w, c, m)) return;
-    // A bounded actor is serialized from its creation (and nothing clears
-    // the flag): its messages run here, one at a time.
-    if (c.gauge != nullptr) [[unlikely]]
-      note_received(*c.gauge);
-  }
-  // Before the slot is read. Pinned already earlier in this batch: catches
-  // up with the epoch, since we hold no behaviour between dispatches.
-  w.pin();
-  transaction tx{&c, &message_access::target(*m), m};
   for (std::uint32_t collisions = 0;;) {
-    behaviour_base* const running = behaviour_in(settled_slot(c));
-    bool matched = false;
-    try {
-      const in_handler handling{tx};
-      matched = running->dispatch(*m);
-    } catch (...) {
-      tx.discard();
-      counted.rollbacks.add();
-      report_rollback(ex, tx, *m, std::current_exception());
-      tell_customer(*m, std::current_exception());
-      break;
-    }
     if (!matched) {
       tx.discard();
       counted.unmatched.add();
@@ -646,8 +681,7 @@ void deliver(void* target, void* msg) noexcept {
     if (tx.next == nullptr) {
       commit_sends(tx, w, *m);
       counted.commits.add();
-      if (!tx.has_actions()) [[likely]]
-        break;
+      if (!tx.has_actions()) break;
       // An actor created serialized runs one commit at a time, in order:
       // its actions run here, now. A parallel one's wait for their turn.
       if (c.exclusive) {
@@ -687,10 +721,81 @@ void deliver(void* target, void* msg) noexcept {
         forward_home(ex, w, c, m))
       return;
     counted.retries.add();
+    running = behaviour_in(settled_slot(c));
+    try {
+      const in_handler handling{tx};
+      matched = running->dispatch(*m);
+    } catch (...) {
+      roll_back(ex, tx, counted, *m, std::current_exception());
+      break;
+    }
   }
-  message_access::destroy(m);
-  free_dropped(tx);
-  wait_after_commit(ex, w, c, tx);
+  finish(ex, w, c, tx, m);
+}
+
+}  // namespace
+
+void drop(const envelope& e) noexcept { message_access::destroy(static_cast<message*>(e.message)); }
+
+bool retry_postponed(void* d) noexcept {
+  domain& dom = *static_cast<domain*>(d);
+  runner* const self = this_runner(dom.ex());
+  return dom.postponed().retry(dom.ex(), [self](message* m) {
+    const post_outcome outcome = queue_now(m, self, false, false);
+    if (outcome == post_outcome::refused) message_access::destroy(m);
+    return outcome;
+  });
+}
+
+void refuse_postponed(void* d) noexcept {
+  domain& dom = *static_cast<domain*>(d);
+  dom.postponed().refuse_all(dom.ex(), [&dom](message* m) {
+    refuse(dom.ex());
+    message_access::destroy(m);
+  });
+}
+
+// Inline here is the common delivery only: a handler that matched, staged
+// no become and no action, and is committed by queuing its sends (counted
+// once, as dispatch_counts::plain). The rest is deliver_rest's, out of
+// line, so that this path keeps few registers and a small frame: it runs
+// once per transactional message.
+void deliver(void* target, void* msg) noexcept {
+  cell& c = *static_cast<cell*>(target);
+  message* m = static_cast<message*>(msg);
+  domain& d = *c.dom;
+  executor& ex = d.ex();
+  // Only ex's runners run its queues' envelopes.
+  runner& w = *this_thread_runner;
+  TACT_ASSERT(&w.owner() == &ex, "a transactional message runs on a runner of its system");
+  dispatch_counts& counted = d.counts(w);
+  // `serialized` only routes messages, so relaxed is enough: a message that
+  // misses the flag runs here, in parallel, and the CAS keeps its become
+  // correct; the flag only has to be seen eventually, which bounds retries.
+  if (c.serialized.load(std::memory_order_relaxed)) [[unlikely]]
+    if (forwarded_home(ex, w, counted, c, m)) return;
+  // Before the slot is read. Pinned already earlier in this batch: catches
+  // up with the epoch, since we hold no behaviour between dispatches.
+  w.pin();
+  transaction tx{&c, &message_access::target(*m), m};
+  behaviour_base* const running = behaviour_in(settled_slot(c));
+  bool matched = false;
+  try {
+    const in_handler handling{tx};
+    matched = running->dispatch(*m);
+  } catch (...) {
+    counted.dispatches.add();
+    roll_back(ex, tx, counted, *m, std::current_exception());
+    finish(ex, w, c, tx, m);
+    return;
+  }
+  if (!matched || tx.next != nullptr || tx.batch != nullptr) [[unlikely]] {
+    deliver_rest(c, m, w, counted, tx, running, matched);
+    return;
+  }
+  const bool loose_ends = commit_sends(tx, w, *m);
+  counted.plain.add();
+  finish(ex, w, c, tx, m, loose_ends);
 }
 
 void destroy(cell* c) noexcept {

@@ -47,8 +47,9 @@ void domain::count_dropped() noexcept {
 void domain::add_to(system_stats& s) const noexcept {
   for (std::uint32_t r = 0; r < per_runner_.size(); ++r) {
     const dispatch_counts& c = per_runner_[r];
-    const worker_stats counted{.tx_dispatches = c.dispatches.get(),
-                               .tx_commits = c.commits.get(),
+    const std::uint64_t plain = c.plain.get();
+    const worker_stats counted{.tx_dispatches = c.dispatches.get() + plain,
+                               .tx_commits = c.commits.get() + plain,
                                .tx_becomes = c.becomes.get(),
                                .tx_collisions = c.collisions.get(),
                                .tx_retries = c.retries.get(),

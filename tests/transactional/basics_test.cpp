@@ -222,3 +222,52 @@ TEST_CASE("a commit's sends reach an actor of another system, in send order") {
   std::iota(expected.begin(), expected.end(), 1);
   CHECK(seen.values() == expected);
 }
+
+TEST_CASE("each dispatch is counted once, with the one way it ended, per worker and in total") {
+  // The common commit (matched, no become, no action) is counted apart
+  // from the others inside the engine; the statistics must not show it.
+  const std::uint32_t workers = GENERATE(1u, 2u, 8u);
+  tact::test::diagnostics_log log;
+  tact::actor_system system{{.workers = workers,
+                             .on_diagnostic = log.handler(),
+                             .on_rollback = [](const tx::rollback&) {}}};
+  std::atomic<int> actions{0};
+  const tx::actor_ref sink = tx::spawn(system, {[](int) {}});
+  // 0: a plain commit with one send; 1: two sends; 2: a become; 3: an
+  // on_commit action; 4: a throw (rolled back); none matches a string.
+  const auto each_way = [&actions, sink](int kind) {
+    tx::send(sink, kind);
+    if (kind == 1) tx::send(sink, kind);
+    if (kind == 2) tx::become({[sink](int k) { tx::send(sink, k); }});
+    if (kind == 3) tx::on_commit([&actions] { actions.fetch_add(1); });
+    if (kind == 4) throw std::runtime_error{"rolled back"};
+  };
+  const tx::actor_ref a = tx::spawn(system, {each_way});
+  const tx::actor_ref b = tx::spawn(system, {each_way}, tx::mode::serialized);
+  for (const tx::actor_ref& to : {a, b}) {
+    for (const int kind : {0, 1, 3, 4}) tx::send(to, kind);
+    tx::send(to, std::string{"unmatched"});
+  }
+  system.await_quiescence();
+  // The becomes, alone: no other message of a may race a's.
+  tx::send(a, 2);
+  tx::send(b, 2);
+  system.await_quiescence();
+  const tact::system_stats s = system.stats();
+  // Each of a and b: 4 commits (one a become), 1 rollback, 1 unmatched, 5
+  // sends committed. The sink: 10 commits.
+  CHECK(s.total.tx_commits == 4 + 4 + 10);
+  CHECK(s.total.tx_becomes == 2);
+  CHECK(s.total.tx_rollbacks == 2);
+  CHECK(s.total.tx_unmatched == 2);
+  CHECK(s.total.tx_dispatches == s.total.tx_commits + s.total.tx_rollbacks + s.total.tx_unmatched);
+  CHECK(actions.load() == 2);
+  std::uint64_t dispatched = 0;
+  std::uint64_t committed = 0;
+  for (const tact::worker_stats& w : s.workers) {
+    dispatched += w.tx_dispatches;
+    committed += w.tx_commits;
+  }
+  CHECK(dispatched == s.total.tx_dispatches);
+  CHECK(committed == s.total.tx_commits);
+}
