@@ -330,20 +330,6 @@ inline bool runs_from(message& m, const runner& w, domain& own) noexcept {
   return static_cast<message*>(run[posted].message);
 }
 
-// The commit's sends, in order, then the end of the loan (see transaction):
-// `handled` gives up its reference to the actor if a send borrowed it. From
-// here the actor may be reclaimed once that send has run, which it can do
-// only after a become being committed is installed (it waits for the
-// committing bit); a send the stopping system refused is kept until the
-// commit is over (free_dropped), since freeing it drops a reference. So
-// after this a commit touches the actor only to install its become.
-//
-// With on_commit actions to run, which may use tx::self() (the handled
-// message's reference), the loan is settled the other way, before the
-// sends can run: the borrowing send takes a reference of its own.
-//
-// Nothing here needs memory: a send whose queue cannot grow waits with the
-// domain's postponed sends (see post()).
 // The sends of commit_sends() from m on, in order. Out of line: most
 // commits send one message, to a parallel actor of their own system.
 // Whether the commit left something for after it (see finish()).
