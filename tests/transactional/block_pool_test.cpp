@@ -10,6 +10,7 @@
 
 #include <tact/detail/block_pool.hpp>
 #include <tact/tx/behaviour.hpp>
+#include <tact/tx/message.hpp>
 
 // The per-thread cache transactional messages and behaviours are allocated
 // from: a block is never handed out twice while live, whatever thread freed
@@ -204,4 +205,16 @@ TEST_CASE("a behaviour's closure is allocated from the block cache and freed bac
   CHECK(after_release >= 1);
   CHECK(while_held == after_release - 1);
   CHECK(after_again == after_release);
+}
+
+TEST_CASE("a message's header is three words: a message of small elements takes a 32-byte block") {
+  // What a staged or queued message costs in memory: its type (which also
+  // destroys it), its target and the link of a transaction's chain, then
+  // the request mark and the elements. A burst of ten million staged
+  // sends holds ten million of these at once.
+  struct increment {};
+  CHECK(sizeof(tact::tx::message) <= 4 * sizeof(void*));
+  CHECK(sizeof(tact::tx::message_of<increment>) <= 32);
+  CHECK(sizeof(tact::tx::message_of<int>) <= 32);
+  CHECK(sizeof(tact::tx::message_of<tact::tx::actor_ref, int>) <= 48);
 }

@@ -80,15 +80,12 @@ class TACT_API message {
   const actor_ref& target() const noexcept { return target_; }
 
  protected:
-  using destroy_fn = void (*)(message*) noexcept;
-  message(const detail::tx::message_type* type, destroy_fn destroy) noexcept
-      : type_{type}, destroy_{destroy} {}
+  explicit message(const detail::tx::message_type* type) noexcept : type_{type} {}
   ~message() = default;
 
  private:
   friend struct message_access;
-  const detail::tx::message_type* type_;
-  destroy_fn destroy_;
+  const detail::tx::message_type* type_;  // also how to destroy it
   actor_ref target_;
   message* next_ = nullptr;  // in a transaction's chain of staged sends
   // A request, whose customer, if it listens, is told when it rolls back
@@ -103,8 +100,7 @@ class message_of final : public message {
  public:
   template <class... Args>
   explicit message_of(Args&&... args)
-      : message{&detail::tx::message_type_of<Ts...>, &destroy},
-        values{std::forward<Args>(args)...} {}
+      : message{&detail::tx::message_type_of<Ts...>}, values{std::forward<Args>(args)...} {}
 
   const std::tuple<Ts...> values;
 
@@ -129,13 +125,6 @@ class message_of final : public message {
  private:
   static constexpr bool over_aligned =
       alignof(std::tuple<Ts...>) > __STDCPP_DEFAULT_NEW_ALIGNMENT__;
-  // Not `delete`: a message to destroy is never null, and its block goes
-  // straight back to the cache.
-  static void destroy(message* m) noexcept {
-    auto* const self = static_cast<message_of*>(m);
-    self->~message_of();
-    message_of::operator delete(self, sizeof(message_of));
-  }
 };
 
 }  // namespace tact::tx
@@ -154,6 +143,15 @@ const ::tact::tx::actor_ref* tact::detail::tx::customer_of(const ::tact::tx::mes
     return &std::get<0>(*m.as<Ts...>());
   else
     return nullptr;
+}
+
+// Not `delete`: a message to destroy is never null, and its block goes
+// straight back to the cache.
+template <class... Ts>
+void tact::detail::tx::destroy_of(::tact::tx::message* m) noexcept {
+  auto* const self = static_cast<::tact::tx::message_of<Ts...>*>(m);
+  self->~message_of();
+  ::tact::tx::message_of<Ts...>::operator delete(self, sizeof(*self));
 }
 
 template <class... Ts>
@@ -193,7 +191,7 @@ struct message_access {
   // m gives up its reference to its target without dropping it.
   static void disown_target(message& m) noexcept { m.target_.cell_ = nullptr; }
   static message*& next(message& m) noexcept { return m.next_; }
-  static void destroy(message* m) noexcept { m->destroy_(m); }
+  static void destroy(message* m) noexcept { m->type_->destroy(m); }
   static void mark_request(message& m) noexcept { m.request_ = true; }
   static bool is_request(const message& m) noexcept { return m.request_; }
   // A new, unaddressed copy of m's elements, with the customer replaced if
