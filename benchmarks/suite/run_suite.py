@@ -138,6 +138,22 @@ def discover(build_dir):
     return found
 
 
+def cross_core_ns(build_dir):
+    """The host's round trip of a cache line between two processing units, in
+    ns (host-cross_core, built beside the suite), or None where it cannot
+    be measured. Every send between two workers pays some of it, so it is
+    printed beside the load: 2-worker times move with it between hosts."""
+    path = build_dir / "benchmarks" / "suite" / "host-cross_core"
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        return None
+    try:
+        done = subprocess.run([str(path)], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"round_trip_ns (\d+)", done.stdout)
+    return int(m.group(1)) if done.returncode == 0 and m else None
+
+
 # Peak memory, measured right. A child's ru_maxrss starts from the high-water
 # mark of the process it was forked from (Linux keeps it across exec), so a
 # program started from this Python process would report at least this
@@ -513,6 +529,8 @@ def main(argv):
     args.json.parent.mkdir(parents=True, exist_ok=True)
     runs, failures, failed_keys, loads = [], [], set(), []
     busy = None
+    # Before the competing load starts, and after it stops.
+    cross_core_before = cross_core_ns(args.build_dir)
     try:
         if args.busy:
             busy = start_busy(args.busy)
@@ -556,6 +574,7 @@ def main(argv):
     finally:
         if busy is not None:
             stop_busy(busy)
+    cross_core_after = cross_core_ns(args.build_dir)
 
     medians = summarize(runs)
     print()
@@ -567,6 +586,9 @@ def main(argv):
     if loads:
         print(f"load (1 min) over the runs: min {min(loads):.2f}, "
               f"median {statistics.median(loads):.2f}, max {max(loads):.2f}")
+    if cross_core_before is not None and cross_core_after is not None:
+        print(f"cross-core round trip (a cache line to another processing unit and back): "
+              f"{cross_core_before} ns at start, {cross_core_after} ns at end")
     if args.busy:
         print(f"busy: {args.busy} competing CPU-bound process{'es' if args.busy > 1 else ''} "
               f"(stress-ng --cpu {args.busy}) beside every run")
