@@ -249,13 +249,15 @@ void refuse(executor& ex) noexcept {
 }
 
 // queue_now for a commit's common send, on `w`, a runner of the
-// committing actor's system: to an actor that queues_here() and is neither
-// serialized nor bounded (a bounded actor is serialized from its creation,
-// and nothing clears the flag). What queue_now would check is known then,
-// but the place. False if the queue could not grow: nothing was posted,
+// committing actor's system `own`: to an actor of `own`, which is `open`
+// (open_for_posts, as the commit read it), neither serialized nor bounded
+// (a bounded actor is serialized from its creation, and nothing clears the
+// flag). What queue_now would check is known then, but the place. False
+// for any other send, or if the queue could not grow: nothing was posted,
 // and post() takes the send from there.
-[[gnu::always_inline]] inline bool queue_plain(message* m, cell& to, runner& w,
-                                               bool first) noexcept {
+[[gnu::always_inline]] inline bool queue_plain(message* m, cell& to, domain& own, bool open,
+                                               runner& w, bool first) noexcept {
+  if (to.serialized.load(std::memory_order_relaxed) || to.dom != &own || !open) return false;
   try {
     detail::post(w.owner(), &w, place_here(w, first), &to, m, &deliver);
   } catch (const std::bad_alloc&) {
@@ -350,8 +352,7 @@ inline bool runs_from(message& m, const runner& w, domain& own) noexcept {
     }
     message* next = std::exchange(message_access::next(*m), nullptr);
     cell* const to = message_access::target(*m).cell();
-    if (!to->serialized.load(std::memory_order_relaxed) && to->dom == &own && open &&
-        queue_plain(m, *to, w, first)) [[likely]] {
+    if (queue_plain(m, *to, own, open, w, first)) [[likely]] {
       m = next;
       continue;
     }
@@ -397,10 +398,10 @@ inline bool runs_from(message& m, const runner& w, domain& own) noexcept {
   tx.last = &tx.first;
   bool loose_ends = false;
   if (m != nullptr) {
-    cell& to = *message_access::target(*m).cell();
     domain& own = *tx.actor->dom;
-    if (message_access::next(*m) != nullptr || to.serialized.load(std::memory_order_relaxed) ||
-        to.dom != &own || !open_for_posts(own) || !queue_plain(m, to, w, true)) [[unlikely]]
+    if (message_access::next(*m) != nullptr ||
+        !queue_plain(m, *message_access::target(*m).cell(), own, open_for_posts(own), w, true))
+        [[unlikely]]
       loose_ends = post_each(tx, w, m);
   }
   if (std::exchange(tx.borrowed, false)) message_access::disown_target(handled);
@@ -620,11 +621,30 @@ void roll_back(executor& ex, transaction& tx, dispatch_counts& counted, const me
   tell_customer(m, std::move(error));
 }
 
+// What one run of a handler came to.
+enum class outcome : std::uint8_t { matched, unmatched, threw };
+
+// Runs m against `running` with tx as the current transaction; a throw is
+// rolled back here.
+[[gnu::always_inline]] inline outcome run_handler(executor& ex, transaction& tx,
+                                                  dispatch_counts& counted,
+                                                  const behaviour_base& running,
+                                                  const message& m) noexcept {
+  try {
+    const in_handler handling{tx};
+    return running.dispatch(m) ? outcome::matched : outcome::unmatched;
+  } catch (...) {
+    roll_back(ex, tx, counted, m, std::current_exception());
+    return outcome::threw;
+  }
+}
+
 // The end of a delivery that ran its course on this runner: m is done
 // with, then what the commit left for afterwards (sends a stopping system
-// refused, a full receiver to wait for), if `loose_ends`.
+// refused, a full receiver to wait for), if `loose_ends` says there may
+// be some (free_dropped and wait_after_commit look for themselves).
 inline void finish(executor& ex, runner& w, const cell& c, transaction& tx, message* m,
-                   bool loose_ends = true) noexcept {
+                   bool loose_ends) noexcept {
   message_access::destroy(m);
   if (loose_ends) [[unlikely]] {
     free_dropped(tx);
@@ -648,16 +668,18 @@ inline void finish(executor& ex, runner& w, const cell& c, transaction& tx, mess
 }
 
 // Everything but deliver()'s common end, from the handler's first run on:
-// no handler matched, a become to commit, on_commit actions, a lost race
-// and its retries. `running` ran first and `matched` says how.
+// a throw (rolled back already), no handler matched, a become to commit,
+// on_commit actions, a lost race and its retries. `running` ran first and
+// `ran` says how.
 [[gnu::noinline]] void deliver_rest(cell& c, message* m, runner& w, dispatch_counts& counted,
                                     transaction& tx, behaviour_base* running,
-                                    bool matched) noexcept {
+                                    outcome ran) noexcept {
   domain& d = *c.dom;
   executor& ex = d.ex();
   counted.dispatches.add();
   for (std::uint32_t collisions = 0;;) {
-    if (!matched) {
+    if (ran == outcome::threw) break;
+    if (ran == outcome::unmatched) {
       tx.discard();
       counted.unmatched.add();
       report_unmatched(ex, *m);
@@ -708,15 +730,9 @@ inline void finish(executor& ex, runner& w, const cell& c, transaction& tx, mess
       return;
     counted.retries.add();
     running = behaviour_in(settled_slot(c));
-    try {
-      const in_handler handling{tx};
-      matched = running->dispatch(*m);
-    } catch (...) {
-      roll_back(ex, tx, counted, *m, std::current_exception());
-      break;
-    }
+    ran = run_handler(ex, tx, counted, *running, *m);
   }
-  finish(ex, w, c, tx, m);
+  finish(ex, w, c, tx, m, true);
 }
 
 }  // namespace
@@ -765,18 +781,9 @@ void deliver(void* target, void* msg) noexcept {
   w.pin();
   transaction tx{&c, &message_access::target(*m), m};
   behaviour_base* const running = behaviour_in(settled_slot(c));
-  bool matched = false;
-  try {
-    const in_handler handling{tx};
-    matched = running->dispatch(*m);
-  } catch (...) {
-    counted.dispatches.add();
-    roll_back(ex, tx, counted, *m, std::current_exception());
-    finish(ex, w, c, tx, m);
-    return;
-  }
-  if (!matched || tx.next != nullptr || tx.batch != nullptr) [[unlikely]] {
-    deliver_rest(c, m, w, counted, tx, running, matched);
+  const outcome ran = run_handler(ex, tx, counted, *running, *m);
+  if (ran != outcome::matched || tx.next != nullptr || tx.batch != nullptr) [[unlikely]] {
+    deliver_rest(c, m, w, counted, tx, running, ran);
     return;
   }
   const bool loose_ends = commit_sends(tx, w, *m);
