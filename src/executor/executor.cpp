@@ -268,22 +268,29 @@ std::uint32_t executor::new_home() noexcept {
 
 std::uint32_t executor::post_all(runner& self, std::uint32_t queue, const envelope* e,
                                 std::uint32_t n) noexcept {
-  TACT_ASSERT(&self.owner() == this && queue != self.current_queue(),
-              "a run of posts comes from a runner of this executor, for another queue");
+  TACT_ASSERT(&self.owner() == this, "a run of posts comes from a runner of this executor");
   const work_queue::posted_all posted = queues_[queue].post_all(e, n);
   self.counters.messages_sent.add(posted.count);
   posted.woken.wake();
   return posted.count;
 }
 
+void executor::post_held(runner& self, std::uint32_t queue, const envelope* e, std::uint32_t n,
+                         copy_queue::spares& spare) noexcept {
+  self.counters.messages_sent.add(n);
+  queues_[queue].post_held(e, n, spare).wake();
+}
+
 void executor::post_to_mailbox(runner* self, std::uint32_t queue, void* target, void* message,
                                run_fn run) {
   // Counted once queued: a post whose queue cannot grow throws, unsent.
   // A sponsor's queue (beyond queue_count_) is run by its sponsor only.
-  if (self != nullptr && queue < queue_count_ &&
-      self->post_claimed(queues_[queue], queue, target, message, run)) {
-    self->counters.messages_sent.add();
-    return;
+  if (self != nullptr) {
+    if (queue < queue_count_ && self->post_claimed(queues_[queue], queue, target, message, run)) {
+      self->counters.messages_sent.add();
+      return;
+    }
+    if (self->hold_send(queue, target, message, run)) return;
   }
   const work_queue::sleepers woken = queues_[queue].post(envelope{target, message, run});
   if (self != nullptr) {

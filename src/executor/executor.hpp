@@ -137,6 +137,11 @@ class executor {
   // whoever sleeps on it. `self`: this_runner(). The same-queue append is
   // the fast path (see post() in seam.hpp); this is everything else.
   void post_to_mailbox(runner* self, std::uint32_t queue, void* target, void* message, run_fn run);
+  // Appends e[0], ..., e[n - 1] to queue `queue` in one lock section and
+  // wakes whoever sleeps on it: a runner's outbox (see runner::hold_send),
+  // which cannot fail, with a chunk in `spare` for each envelope.
+  void post_held(runner& self, std::uint32_t queue, const envelope* e, std::uint32_t n,
+                 copy_queue::spares& spare) noexcept;
   // See post_all() in seam.hpp.
   std::uint32_t post_all(runner& self, std::uint32_t queue, const envelope* e, std::uint32_t n) noexcept;
   // Hands a diagnostic to the configured handler.
@@ -204,6 +209,9 @@ class executor {
     return static_cast<std::uint32_t>(static_cast<const padded<work_queue>*>(&q) - queues_.begin());
   }
   pool_worker& worker_at(std::uint32_t index) noexcept { return workers_[index]; }
+  // How many pool workers are idle (see pool_worker::idle()), each
+  // counted by itself as its flag changes.
+  std::atomic<std::uint32_t>& idle_workers() noexcept { return idle_workers_; }
   // Parked workers and guest passes, counted toward quiescence.
   quiescence& quiet() noexcept { return quiescence_; }
   // Called by a worker that has just stopped being parked, with stealing
@@ -276,6 +284,9 @@ class executor {
   lending lending_;
   std::unique_ptr<stepper> stepper_;
   std::atomic<std::int32_t> promised_posts_{0};
+  // Read by every worker at every send it may hold (runner::hold_send),
+  // written only when a worker goes idle or back to work.
+  padded<std::atomic<std::uint32_t>> idle_workers_{0u};
   postponed_work postponed_work_{};
   std::vector<std::thread> threads_;
   padded<foreign_counters> foreign_;

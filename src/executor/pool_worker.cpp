@@ -18,6 +18,7 @@ pool_worker::pool_worker(executor& owner, std::uint32_t index, block owned,
       stealing_{owner.stealing()},
       thief_{owner, *this, std::move(victim_groups)} {
   take_claims();
+  use_outbox(idle_);
 }
 
 void pool_worker::run() {
@@ -142,6 +143,16 @@ void pool_worker::rescue_when_due() {
 // under the queue's lock, lets only one process it at a time: the other
 // finds it busy and moves on (a missed gulp), or gulps it after the first
 // has finished, in order (Cforall thesis, the race after "Queue Pointer Swap").
+// A hint, as idle() is: the count may lag a change by a moment.
+void pool_worker::set_idle(bool idle) noexcept {
+  if (idle_.load(std::memory_order_relaxed) == idle) return;
+  idle_.store(idle, std::memory_order_relaxed);
+  if (idle)
+    owner().idle_workers().fetch_add(1, std::memory_order_relaxed);
+  else
+    owner().idle_workers().fetch_sub(1, std::memory_order_relaxed);
+}
+
 bool pool_worker::sweep() {
   sweeps_.add();
   bool worked = false;

@@ -53,9 +53,7 @@ class pool_worker : public runner {
   void watch();
   void rescue_when_due();
 
-  void set_idle(bool idle) noexcept {
-    if (idle_.load(std::memory_order_relaxed) != idle) idle_.store(idle, std::memory_order_relaxed);
-  }
+  void set_idle(bool idle) noexcept;
 
   const bool stealing_;
   counter sweeps_;

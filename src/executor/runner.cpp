@@ -28,6 +28,24 @@ runner::runner(executor& owner, std::uint32_t index, block owned, fiber_loop loo
 
 runner::~runner() = default;
 
+void runner::use_outbox(const std::atomic<bool>& idle) {
+  outbox_ = std::make_unique<outbox>(owner_.queue_count() + owner_.config().sponsors);
+  idle_workers_ = &owner_.idle_workers();
+  own_idle_ = &idle;
+}
+
+// Each queue's share goes in one lock section.
+void runner::post_outbox() noexcept {
+  sends_held_ = false;
+  outbox_->drain([this](std::uint32_t queue, const envelope* e, std::uint32_t n,
+                        copy_queue::spares& spare) { owner_.post_held(*this, queue, e, n, spare); });
+}
+
+void runner::make_outbox_ready() {
+  if (outbox_->full()) post_outbox();
+  if (!outbox_->ready()) outbox_->add_spare();
+}
+
 void runner::enter() noexcept {
   TACT_ASSERT(this_thread_runner == nullptr, "a thread runs as one runner at a time");
   this_thread_runner = this;
@@ -187,6 +205,10 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
   TACT_ASSERT(first.being_processed() && current_ == nullptr,
               "a runner processes a batch it gulped, one at a time");
   const behaviour_local_kept kept;
+  // Batches do not nest on a runner that holds sends: a behaviour that
+  // waits leaves its batch first (see suspend()).
+  TACT_ASSERT(!outbox_open_, "a batch opens the outbox, closed between batches");
+  outbox_open_ = outbox_ != nullptr;
   work_queue* q = &first;
   std::uint32_t index = first_index;
   begin_batch(*q, index);
@@ -214,12 +236,14 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
       ++processed;
       // (A behaviour that waited took the batch to the held queue: empty.)
       if (!batch.empty() && (processed >= most || enough(processed))) [[unlikely]] {
+        post_held();  // before the batch's actors may run elsewhere
         if (sleeper* parked = q->pause()) parked->wake();
         counters.batches_given_back.add();
         paused = true;
         break;
       }
     }
+    post_held();  // before the batch ends or hands over
     // A batch whose last envelope made the one claim pending, or a hop,
     // hands over to the claimed batch here, as drain_claims would next,
     // without leaving this loop: a conversation between queues runs as
@@ -264,6 +288,8 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
     batch_began = processed;
   }
   TACT_ASSERT(hop_.queue == nullptr, "a hop is handed over or made a claim within its batch");
+  TACT_ASSERT(!sends_held_, "a batch ends with its outbox posted");
+  outbox_open_ = false;
   batch_serial_ = 0;
   if (paused && has_claims()) release_claims();
   // A behaviour waited (see suspend()): the rest of the batch went to the
@@ -351,6 +377,8 @@ bool runner::claim_or_join(work_queue& q, std::uint32_t index, void* target, voi
   if (!at_last_ || claim_tried_) return false;
   claim_tried_ = true;
   if (claims_count_ == claims_most) return false;
+  // The claim takes q's mailbox: what the outbox holds for it goes first.
+  post_held();
   if (kept(index)) return rejoin(q, index, target, message, run);
   if (index == flooded_ || q.being_processed()) return false;
   const holder h = holder_of(q, index);

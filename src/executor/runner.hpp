@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "executor/counters.hpp"
 #include "executor/epochs.hpp"
+#include "executor/outbox.hpp"
 #include "executor/parker.hpp"
 #include "mailbox/sleeper.hpp"
 #include "mailbox/work_queue.hpp"
@@ -198,7 +200,8 @@ class runner : public sleeper {
   // kept.
   bool try_rejoin(std::uint32_t queue, void* target, void* message, run_fn run) {
     const std::uint32_t at = kept_at_[queue];
-    if (at == 0 || !at_last_ || claim_tried_ || appends_held_ != 0 || batch_serial_ == 0)
+    if (at == 0 || !at_last_ || claim_tried_ || appends_held_ != 0 || batch_serial_ == 0 ||
+        sends_held_)
       return false;
     TACT_ASSERT(kept_[at - 1].index == queue, "a queue marked kept is in the kept list");
     work_queue& q = *kept_[at - 1].queue;
@@ -211,6 +214,59 @@ class runner : public sleeper {
     counters.messages_sent.add();
     counters.claims.add();
     return true;
+  }
+
+  // Outbox. While a pool worker runs a batch, the sends of its actors that
+  // take a mailbox (to another queue, or to the queue in hand past its
+  // budget) are held back in the runner's outbox and posted at the end of
+  // the batch, each queue's share under one lock and with one wake-up
+  // (work_queue::post_held): a burst of sends to the queues of another
+  // worker then moves each queue's line between the cores once, not once
+  // per send. The outbox is also posted once full, before the batch is
+  // cut short or a behaviour of it waits, and before any send of this
+  // runner that does not join it takes a mailbox or claims a queue.
+  //
+  // FIFO per sender holds. The senders are actors of the queue in hand
+  // (appends_held is off), which run nowhere else until the batch ends:
+  // their sends reach each mailbox in the order they were made, ahead of
+  // any later send of theirs, since the batch ends (or is cut, or waits)
+  // only after the outbox is posted. Any other send made on this runner
+  // meanwhile posts the outbox first (hold_send, post_claimed), so the
+  // mailboxes see this runner's sends in the order it made them. A send
+  // to a kept queue rejoins it only with the outbox empty (try_rejoin),
+  // for the same reason.
+  //
+  // A held send cannot fail later: the outbox keeps a spare chunk of
+  // mailbox per send it holds (copy_queue::spares), used where a
+  // mailbox cannot grow when the outbox is posted. So a send that finds
+  // no memory for that chunk throws std::bad_alloc, with nothing sent, as
+  // a send whose mailbox cannot grow does; steady state allocates nothing.
+  //
+  // Only while no other pool worker is idle. A worker with nothing to do must
+  // see the send at once: it runs it (or steals its queue) in parallel
+  // with the rest of the sender's batch, which may be long. When every
+  // worker is busy, the receiver's worker would reach the send only after
+  // work of its own anyway, and the lines are what is costly.
+  //
+  // For the executor's post path, after post_claimed: true if the send is
+  // held (it counts as sent once posted).
+  bool hold_send(std::uint32_t queue, void* target, void* message, run_fn run) {
+    if (!outbox_open_ || appends_held_ != 0 ||
+        idle_workers_->load(std::memory_order_relaxed) !=
+            (own_idle_->load(std::memory_order_relaxed) ? 1u : 0u)) {
+      if (sends_held_) [[unlikely]]
+        post_outbox();
+      return false;
+    }
+    if (!outbox_->ready()) [[unlikely]]
+      make_outbox_ready();
+    outbox_->add(queue, target, message, run);
+    sends_held_ = true;
+    return true;
+  }
+  // Posts what the outbox holds (see hold_send), if anything.
+  void post_held() noexcept {
+    if (sends_held_) post_outbox();
   }
 
   // While one is alive on this runner's thread, sends take the mailbox even
@@ -320,6 +376,10 @@ class runner : public sleeper {
   // pool workers, which then drain them in their loop), so that a
   // sponsor's or a helping asker's thread never takes on work of the pool.
   void take_claims() noexcept { claims_on_ = true; }
+  // Holds its batches' mailbox sends back in an outbox (see hold_send):
+  // for the pool workers, which post it at every batch's end. `idle`: the
+  // worker's own flag, counted in executor::idle_workers().
+  void use_outbox(const std::atomic<bool>& idle);
   bool has_claims() const noexcept { return claims_count_ != 0; }
   // Runs up to `most` claimed batches, oldest first; claims they make are
   // queued behind. Returns the envelopes run. @pre no batch in hand.
@@ -339,6 +399,8 @@ class runner : public sleeper {
   struct suspended_behaviour;
 
   static void loop_of(void* self);
+  void post_outbox() noexcept;
+  void make_outbox_ready();
   bool claim_or_join(work_queue& q, std::uint32_t index, void* target, void* message, run_fn run);
   struct claim;
   void add_claim(work_queue& q, std::uint32_t index) noexcept;
@@ -455,6 +517,8 @@ class runner : public sleeper {
   bool claims_on_ = false;
   bool conversed_ = false;  // the batch in hand claimed a queue, or rejoined a kept one
   bool cut_ = false;        // the last process() stopped a conversation at its budget
+  bool outbox_open_ = false;  // a batch runs: its mailbox sends may be held (see hold_send)
+  bool sends_held_ = false;   // the outbox holds sends
   // Queues kept (see keep()), and per queue index (sponsors' included,
   // never kept) its place among them plus one (0: not kept).
   static constexpr std::uint32_t kept_most = 64;
@@ -463,6 +527,9 @@ class runner : public sleeper {
   std::uint32_t kept_count_ = 0;
   const fiber_loop loop_;
   std::unique_ptr<suspensions> suspensions_;  // null if it never suspends
+  std::unique_ptr<outbox> outbox_;            // null unless use_outbox()
+  const std::atomic<std::uint32_t>* idle_workers_ = nullptr;  // executor::idle_workers()
+  const std::atomic<bool>* own_idle_ = nullptr;                // ... of which this one's
 
   // The fields above are the batch state, read and written on every
   // message by this runner's thread alone. The statistics and the parker

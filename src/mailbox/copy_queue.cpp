@@ -25,6 +25,29 @@ struct copy_queue::chunk {
   static void free(chunk* c) noexcept { std::free(c->begin); }
 };
 
+copy_queue::spares::~spares() {
+  while (first_ != nullptr) chunk::free(std::exchange(first_, first_->next));
+}
+
+void copy_queue::spares::grow() {
+  chunk* const c = chunk::make(1);
+  c->next = first_;
+  first_ = c;
+  ++size_;
+}
+
+copy_queue::chunk* copy_queue::make_chunk(std::uint32_t capacity, spares* spare) {
+  if (spare == nullptr || spare->first_ == nullptr) return chunk::make(capacity);
+  try {
+    return chunk::make(capacity);
+  } catch (const std::bad_alloc&) {
+    chunk* const c = std::exchange(spare->first_, spare->first_->next);
+    --spare->size_;
+    c->next = nullptr;
+    return c;
+  }
+}
+
 copy_queue::chunk* copy_queue::head_chunk() const noexcept {
   return reinterpret_cast<chunk*>(head_ + head_left_);
 }
@@ -65,17 +88,18 @@ void copy_queue::start_at(chunk* c) noexcept {
 // The last chunk is full (or there is none yet): the push moves on to the
 // spare, or to a new chunk twice the last's size, up to chunk_most.
 // Allocates before it changes anything.
-void copy_queue::make_room() {
+void copy_queue::make_room(spares* spare) {
   if (tail_end_ == nullptr) {
-    start_at(chunk::make(floor()));
-    floor_ &= ~reclaiming;
+    chunk* const c = make_chunk(floor(), spare);
+    start_at(c);
+    if (c->capacity == floor()) floor_ &= ~reclaiming;
     return;
   }
   // Not empty: an empty queue's positions rewind as its last envelope is
   // popped (next_chunk), so it never has a full chunk.
   chunk* const last = tail_end_;
   if (last->next == nullptr)
-    last->next = chunk::make(std::min(chunk_most, std::max(floor(), 2 * last->capacity)));
+    last->next = make_chunk(std::min(chunk_most, std::max(floor(), 2 * last->capacity)), spare);
   chunk* const c = last->next;
   c->chained = true;
   floor_ |= reclaiming;

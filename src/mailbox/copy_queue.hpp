@@ -38,6 +38,8 @@ namespace tact::detail {
 // Not thread-safe: the work queue's lock or its being_processed flag says
 // who owns it.
 class copy_queue {
+  struct chunk;
+
  public:
   // The largest chunk, in envelopes (24 KiB): beyond it, a burst takes more
   // chunks, not larger ones.
@@ -62,16 +64,43 @@ class copy_queue {
   // Envelopes the allocated chunks can hold, the spare included.
   std::uint32_t capacity() const noexcept;
 
+  // Chunks set aside so that pushes cannot fail: one per push covers the
+  // worst case, since a push adds at most one chunk. The smallest chunks
+  // there are (one envelope each), taken only where an allocation fails.
+  class spares {
+   public:
+    spares() noexcept = default;
+    ~spares();
+    spares(const spares&) = delete;
+    spares& operator=(const spares&) = delete;
+
+    std::uint32_t size() const noexcept { return size_; }
+    // One more chunk; throws std::bad_alloc, and then nothing changed.
+    void grow();
+
+   private:
+    friend class copy_queue;
+    chunk* first_ = nullptr;  // linked through chunk::next
+    std::uint32_t size_ = 0;
+  };
+
   // May allocate (first use, or growth); throws std::bad_alloc, and then
   // nothing changed.
   void push(const envelope& e) {
     if (tail_ == reinterpret_cast<envelope*>(tail_end_)) [[unlikely]]
-      make_room();
+      make_room(nullptr);
+    *tail_++ = e;
+  }
+  // The same, falling back on a chunk of `spare` where an allocation
+  // fails. @pre spare has a chunk for every push that may still need one.
+  void push(const envelope& e, spares& spare) noexcept {
+    if (tail_ == reinterpret_cast<envelope*>(tail_end_)) [[unlikely]]
+      make_room(&spare);
     *tail_++ = e;
   }
   // Allocates the first chunk now if there is none yet.
   void reserve() {
-    if (tail_ == nullptr) make_room();
+    if (tail_ == nullptr) make_room(nullptr);
   }
 
   // @pre !empty().
@@ -111,9 +140,10 @@ class copy_queue {
   void swap(copy_queue& other) noexcept;
 
  private:
-  struct chunk;
   static_assert(chunk_most < 0x8000);
-  [[gnu::cold]] void make_room();
+  // Throws std::bad_alloc, unless `spare` has a chunk to give.
+  [[gnu::cold]] void make_room(spares* spare);
+  static chunk* make_chunk(std::uint32_t capacity, spares* spare);
   void reclaim() noexcept;
   void next_chunk() noexcept;
   std::uint32_t tail_in_last() const noexcept;

@@ -77,6 +77,16 @@ class work_queue {
     return {posted(count), count};
   }
 
+  // The same for envelopes that must all be posted (a runner's outbox):
+  // chunks of `spare` stand in where the mailbox cannot grow.
+  // @pre spare has n chunks or more.
+  sleepers post_held(const envelope* e, std::uint32_t n, copy_queue::spares& spare) noexcept {
+    TACT_ASSERT(spare.size() >= n, "held envelopes come with a spare chunk each");
+    std::lock_guard guard{lock_};
+    for (std::uint32_t i = 0; i < n; ++i) mailbox_.push(e[i], spare);
+    return posted(n);
+  }
+
   // A post and a gulp in one lock section, for a runner that will process
   // this queue itself, soon (see runner::post_claimed): appends `e` and,
   // unless someone processes the queue or a batch cut short waits in it,

@@ -335,3 +335,110 @@ TEST_CASE("a behaviour that runs out of memory is reported if the report finds m
   f | tact::delete_msg;
   system.await_quiescence();
 }
+
+namespace {
+
+struct numbered : tact::message {
+  int seq = 0;
+};
+
+struct numbers_sink : tact::actor {
+  std::array<int, 100> seen{};
+  std::atomic<int> count{0};
+  tact::allocation receive(numbered& m) {
+    seen[static_cast<std::size_t>(count.load(std::memory_order_relaxed))] = m.seq;
+    count.fetch_add(1, std::memory_order_release);
+    return Nodelete;
+  }
+};
+
+struct burst {
+  bool starve_after = false;  // memory runs out once the sends are made
+};
+
+// Sends a burst to the sink from a behaviour: the sends are held in its
+// worker's outbox until the batch ends (fewer than the 128 it holds,
+// so that all of them are posted then).
+struct burster : tact::actor {
+  numbers_sink* sink = nullptr;
+  std::array<numbered, 100>* out = nullptr;
+  std::atomic<int> sent{0};
+  std::atomic<bool> threw{false};
+  tact::allocation receive(tact::payload<burst>& b) {
+    try {
+      for (numbered& m : *out) {
+        *sink | m;
+        sent.fetch_add(1, std::memory_order_relaxed);
+      }
+    } catch (const std::bad_alloc&) {
+      threw.store(true, std::memory_order_release);
+    }
+    if (b.starve_after) starving.store(true);
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("sends held until the batch ends are queued even if their mailbox then cannot grow") {
+  exempt = true;
+  // One worker, the burster and the sink on two of its queues: the sends
+  // take the sink's mailbox, which must grow (floor 2) as the batch ends.
+  tact::actor_system system{{.workers = 1,
+                             .queues = 2,
+                             .copy_queue_floor = 2,
+                             .on_diagnostic = [](const tact::diagnostic&) {}}};
+  numbers_sink& sink = system.spawn<numbers_sink>();
+  burster& b = system.spawn<burster>();
+  std::array<numbered, 100> out{};
+  for (int i = 0; i < 100; ++i) out[static_cast<std::size_t>(i)].seq = i;
+  b.sink = &sink;
+  b.out = &out;
+  tact::payload<burst> go{burst{.starve_after = true}};
+  {
+    starvation starved;
+    starved.lift();  // the behaviour starts the starvation itself, after its sends
+    b | go;
+    // The mailbox cannot grow once the behaviour returns: each send holds
+    // a spare chunk, taken as the outbox is posted.
+    REQUIRE(eventually([&] { return sink.count.load(std::memory_order_acquire) == 100; }));
+  }
+  CHECK_FALSE(b.threw.load());
+  bool in_order = true;
+  for (int i = 0; i < 100; ++i) in_order = in_order && sink.seen[static_cast<std::size_t>(i)] == i;
+  CHECK(in_order);
+  system.await_quiescence();
+  CHECK(tact::test::conservation_of(system));
+  b | tact::delete_msg;
+  sink | tact::delete_msg;
+  system.await_quiescence();
+}
+
+TEST_CASE("a held send that finds no memory for its spare chunk throws, and nothing is sent") {
+  exempt = true;
+  tact::actor_system system{{.workers = 1,
+                             .queues = 2,
+                             .copy_queue_floor = 2,
+                             .on_diagnostic = [](const tact::diagnostic&) {}}};
+  numbers_sink& sink = system.spawn<numbers_sink>();
+  burster& b = system.spawn<burster>();
+  std::array<numbered, 100> out{};
+  for (int i = 0; i < 100; ++i) out[static_cast<std::size_t>(i)].seq = i;
+  b.sink = &sink;
+  b.out = &out;
+  tact::payload<burst> go{};
+  {
+    starvation starved;
+    b | go;
+    REQUIRE(eventually([&] { return b.threw.load(std::memory_order_acquire); }));
+  }
+  system.await_quiescence();
+  // The worker is new: its outbox has no spare chunk yet, so the first
+  // send already needs memory.
+  CHECK(b.sent.load() == 0);
+  CHECK(sink.count.load() == 0);
+  CHECK(tact::test::conservation_of(system));
+  b | tact::delete_msg;
+  sink | tact::delete_msg;
+  system.await_quiescence();
+}

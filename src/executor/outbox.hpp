@@ -1,0 +1,100 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include <tact/detail/envelope.hpp>
+
+#include "mailbox/copy_queue.hpp"
+#include "support/assert.hpp"
+
+namespace tact::detail {
+
+// A runner's sends to work queues' mailboxes, held back while its batch
+// runs and posted together at the batch's end: each target queue's share
+// under one lock section and with one wake-up (work_queue::post_all),
+// instead of one lock, and one transfer of the queue's line between
+// cores, per send. The order of the sends to each queue is kept; sends to
+// different queues may land in another order than they were made, which
+// nothing promises anyway (FIFO holds per sender and receiver). The
+// runner decides when it may hold sends back and when it must post them
+// (runner.hpp, "Outbox"); this only keeps them.
+//
+// Per target queue, the sends form a chain through their entries; the
+// queues appear in the order of their first send. Holding n sends costs n
+// stores and a load per send, and posting walks them once.
+class outbox {
+ public:
+  static constexpr std::uint32_t capacity = 128;
+
+  // `queues`: how many queue indexes there are (sponsors' included).
+  explicit outbox(std::uint32_t queues)
+      : last_{std::make_unique<std::uint8_t[]>(queues)} {}
+
+  bool empty() const noexcept { return count_ == 0; }
+  bool full() const noexcept { return count_ == capacity; }
+  // Whether add() may be called: there is room, and a spare chunk for
+  // each send held and the next (see drain()).
+  bool ready() const noexcept { return count_ < capacity && count_ < spare_.size(); }
+  // One more spare chunk. Throws std::bad_alloc, and then nothing changed.
+  void add_spare() { spare_.grow(); }
+
+  // @pre ready().
+  void add(std::uint32_t queue, void* target, void* message, run_fn run) noexcept {
+    TACT_ASSERT(ready(), "an outbox takes a send while it has room and a spare chunk for it");
+    const auto at = static_cast<std::uint8_t>(count_);
+    entry& e = entries_[count_++];
+    e.target = target;
+    e.message = message;
+    e.run = run;
+    e.next = none;
+    if (const std::uint8_t last = last_[queue]; last != 0) {
+      entries_[last - 1u].next = at;
+    } else {
+      heads_[heads_count_++] = {queue, at};
+    }
+    last_[queue] = static_cast<std::uint8_t>(at + 1u);
+  }
+
+  // Calls post(queue, envelopes, n, spare) for each queue held for, in
+  // the order of their first sends, with that queue's sends in order;
+  // `post` posts them all, taking chunks from `spare` where an allocation
+  // fails (it has one for each send held, so posting cannot fail). Leaves
+  // the outbox empty.
+  template <class Post>
+  void drain(Post&& post) noexcept {
+    for (std::uint32_t h = 0; h < heads_count_; ++h) {
+      std::uint32_t n = 0;
+      for (std::uint8_t i = heads_[h].first; i != none; i = entries_[i].next)
+        run_[n++] = envelope{entries_[i].target, entries_[i].message, entries_[i].run};
+      last_[heads_[h].queue] = 0;
+      post(heads_[h].queue, static_cast<const envelope*>(run_), n, spare_);
+    }
+    heads_count_ = 0;
+    count_ = 0;
+  }
+
+ private:
+  static_assert(capacity < 255, "entries are named by a byte, 255 being none");
+  static constexpr std::uint8_t none = 255;
+  struct entry {
+    void* target;
+    void* message;
+    run_fn run;
+    std::uint8_t next;  // the next entry for the same queue, or none
+  };
+  struct head {
+    std::uint32_t queue;
+    std::uint8_t first;
+  };
+  std::uint32_t count_ = 0;
+  std::uint32_t heads_count_ = 0;
+  entry entries_[capacity];
+  head heads_[capacity];
+  envelope run_[capacity];  // one queue's sends, gathered for posting
+  // Per queue index: its last entry plus one, 0 if it has none.
+  std::unique_ptr<std::uint8_t[]> last_;
+  copy_queue::spares spare_;
+};
+
+}  // namespace tact::detail

@@ -1,0 +1,72 @@
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "executor/outbox.hpp"
+
+using tact::detail::copy_queue;
+using tact::detail::envelope;
+using tact::detail::outbox;
+
+namespace {
+
+void* number(std::uintptr_t n) { return reinterpret_cast<void*>(n); }
+std::uintptr_t number_of(const envelope& e) { return reinterpret_cast<std::uintptr_t>(e.target); }
+
+// What a drain posts: per call, the queue and the envelopes' numbers.
+using posted = std::vector<std::pair<std::uint32_t, std::vector<std::uintptr_t>>>;
+
+posted drain(outbox& box) {
+  posted out;
+  box.drain([&](std::uint32_t queue, const envelope* e, std::uint32_t n, copy_queue::spares&) {
+    std::vector<std::uintptr_t> numbers;
+    for (std::uint32_t i = 0; i < n; ++i) numbers.push_back(number_of(e[i]));
+    out.emplace_back(queue, std::move(numbers));
+  });
+  return out;
+}
+
+void hold(outbox& box, std::uint32_t queue, std::uintptr_t n) {
+  while (!box.ready()) box.add_spare();
+  box.add(queue, number(n), nullptr, nullptr);
+}
+
+}  // namespace
+
+TEST_CASE("an outbox posts each queue's sends together, in send order, queues by first send") {
+  outbox box{8};
+  CHECK(box.empty());
+  hold(box, 5, 1);
+  hold(box, 2, 2);
+  hold(box, 5, 3);
+  hold(box, 7, 4);
+  hold(box, 2, 5);
+  hold(box, 5, 6);
+  CHECK_FALSE(box.empty());
+  const posted first = drain(box);
+  CHECK(first == posted{{5, {1, 3, 6}}, {2, {2, 5}}, {7, {4}}});
+  CHECK(box.empty());
+  // Drained, it starts afresh: no queue remembers an old chain.
+  hold(box, 2, 7);
+  hold(box, 5, 8);
+  CHECK(drain(box) == posted{{2, {7}}, {5, {8}}});
+}
+
+TEST_CASE("an outbox is ready for a send only with room and a spare chunk for each it holds") {
+  outbox box{2};
+  CHECK_FALSE(box.ready());  // no spare chunk yet
+  box.add_spare();
+  CHECK(box.ready());
+  box.add(0, number(0), nullptr, nullptr);
+  CHECK_FALSE(box.ready());  // one spare, one send held
+  for (std::uint32_t i = 1; i < outbox::capacity; ++i) hold(box, i % 2, i);
+  CHECK(box.full());
+  CHECK_FALSE(box.ready());
+  const posted all = drain(box);
+  REQUIRE(all.size() == 2);
+  CHECK(all[0].second.size() + all[1].second.size() == outbox::capacity);
+  // The spare chunks stay for the next sends: nothing to allocate.
+  CHECK(box.ready());
+}
