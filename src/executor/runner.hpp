@@ -242,11 +242,13 @@ class runner : public sleeper {
   // no memory for that chunk throws std::bad_alloc, with nothing sent, as
   // a send whose mailbox cannot grow does; steady state allocates nothing.
   //
-  // Only while no other pool worker is idle. A worker with nothing to do must
-  // see the send at once: it runs it (or steals its queue) in parallel
-  // with the rest of the sender's batch, which may be long. When every
-  // worker is busy, the receiver's worker would reach the send only after
-  // work of its own anyway, and the lines are what is costly.
+  // Only while no other pool worker is idle. A worker with nothing to do
+  // must see the send at once: it runs it (or steals its queue) in
+  // parallel with the rest of the sender's batch, which may be long. When
+  // every worker is busy, the receiver's worker would reach the send only
+  // after work of its own anyway, and the lines are what is costly. The
+  // count is a hint (see executor::idle_workers); this worker's own flag
+  // is exact here.
   //
   // For the executor's post path, after post_claimed: true if the send is
   // held (it counts as sent once posted).
