@@ -380,10 +380,10 @@ struct burster : tact::actor {
 
 }  // namespace
 
-TEST_CASE("sends held until the batch ends are queued even if their mailbox then cannot grow") {
-  exempt = true;
-  // One worker, the burster and the sink on two of its queues: the sends
-  // take the sink's mailbox, which must grow (floor 2) as the batch ends.
+// One worker, a burster and its sink on two of its queues: the sends take
+// the sink's mailbox, which must grow (floor 2) as the batch ends.
+struct burst_setup {
+  const bool exempted = exempt = true;  // the test thread's allocations never fail
   tact::actor_system system{{.workers = 1,
                              .queues = 2,
                              .copy_queue_floor = 2,
@@ -391,54 +391,51 @@ TEST_CASE("sends held until the batch ends are queued even if their mailbox then
   numbers_sink& sink = system.spawn<numbers_sink>();
   burster& b = system.spawn<burster>();
   std::array<numbered, 100> out{};
-  for (int i = 0; i < 100; ++i) out[static_cast<std::size_t>(i)].seq = i;
-  b.sink = &sink;
-  b.out = &out;
+
+  burst_setup() {
+    for (int i = 0; i < 100; ++i) out[static_cast<std::size_t>(i)].seq = i;
+    b.sink = &sink;
+    b.out = &out;
+  }
+  ~burst_setup() {
+    b | tact::delete_msg;
+    sink | tact::delete_msg;
+    system.await_quiescence();
+  }
+};
+
+TEST_CASE("sends held until the batch ends are queued even if their mailbox then cannot grow") {
+  burst_setup s;
   tact::payload<burst> go{burst{.starve_after = true}};
   {
     starvation starved;
     starved.lift();  // the behaviour starts the starvation itself, after its sends
-    b | go;
+    s.b | go;
     // The mailbox cannot grow once the behaviour returns: each send holds
     // a spare chunk, taken as the outbox is posted.
-    REQUIRE(eventually([&] { return sink.count.load(std::memory_order_acquire) == 100; }));
+    REQUIRE(eventually([&] { return s.sink.count.load(std::memory_order_acquire) == 100; }));
   }
-  CHECK_FALSE(b.threw.load());
+  CHECK_FALSE(s.b.threw.load());
   bool in_order = true;
-  for (int i = 0; i < 100; ++i) in_order = in_order && sink.seen[static_cast<std::size_t>(i)] == i;
+  for (int i = 0; i < 100; ++i)
+    in_order = in_order && s.sink.seen[static_cast<std::size_t>(i)] == i;
   CHECK(in_order);
-  system.await_quiescence();
-  CHECK(tact::test::conservation_of(system));
-  b | tact::delete_msg;
-  sink | tact::delete_msg;
-  system.await_quiescence();
+  s.system.await_quiescence();
+  CHECK(tact::test::conservation_of(s.system));
 }
 
 TEST_CASE("a held send that finds no memory for its spare chunk throws, and nothing is sent") {
-  exempt = true;
-  tact::actor_system system{{.workers = 1,
-                             .queues = 2,
-                             .copy_queue_floor = 2,
-                             .on_diagnostic = [](const tact::diagnostic&) {}}};
-  numbers_sink& sink = system.spawn<numbers_sink>();
-  burster& b = system.spawn<burster>();
-  std::array<numbered, 100> out{};
-  for (int i = 0; i < 100; ++i) out[static_cast<std::size_t>(i)].seq = i;
-  b.sink = &sink;
-  b.out = &out;
+  burst_setup s;
   tact::payload<burst> go{};
   {
     starvation starved;
-    b | go;
-    REQUIRE(eventually([&] { return b.threw.load(std::memory_order_acquire); }));
+    s.b | go;
+    REQUIRE(eventually([&] { return s.b.threw.load(std::memory_order_acquire); }));
   }
-  system.await_quiescence();
+  s.system.await_quiescence();
   // The worker is new: its outbox has no spare chunk yet, so the first
   // send already needs memory.
-  CHECK(b.sent.load() == 0);
-  CHECK(sink.count.load() == 0);
-  CHECK(tact::test::conservation_of(system));
-  b | tact::delete_msg;
-  sink | tact::delete_msg;
-  system.await_quiescence();
+  CHECK(s.b.sent.load() == 0);
+  CHECK(s.sink.count.load() == 0);
+  CHECK(tact::test::conservation_of(s.system));
 }
