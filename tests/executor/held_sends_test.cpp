@@ -65,7 +65,7 @@ TEST_CASE("a send reaches an idle worker while its sender's behaviour still runs
   system.await_quiescence();
   CHECK(s.seen.load());
   CHECK(tact::test::conservation_of(system));
-  r | tact::finished_msg;
-  s | tact::finished_msg;
+  r | tact::delete_msg;
+  s | tact::delete_msg;
   system.stop();
 }
