@@ -268,7 +268,8 @@ std::uint32_t executor::new_home() noexcept {
 
 std::uint32_t executor::post_all(runner& self, std::uint32_t queue, const envelope* e,
                                 std::uint32_t n) noexcept {
-  TACT_ASSERT(&self.owner() == this, "a run of posts comes from a runner of this executor");
+  TACT_ASSERT(&self.owner() == this && queue != self.current_queue(),
+              "a run of posts comes from a runner of this executor, for another queue");
   const work_queue::posted_all posted = queues_[queue].post_all(e, n);
   self.counters.messages_sent.add(posted.count);
   posted.woken.wake();
@@ -276,9 +277,9 @@ std::uint32_t executor::post_all(runner& self, std::uint32_t queue, const envelo
 }
 
 void executor::post_held(runner& self, std::uint32_t queue, const envelope* e, std::uint32_t n,
-                         copy_queue::spares& spare) noexcept {
+                         copy_queue::backup& backup) noexcept {
   self.counters.messages_sent.add(n);
-  queues_[queue].post_held(e, n, spare).wake();
+  queues_[queue].post_held(e, n, backup).wake();
 }
 
 void executor::post_to_mailbox(runner* self, std::uint32_t queue, void* target, void* message,

@@ -139,9 +139,9 @@ class executor {
   void post_to_mailbox(runner* self, std::uint32_t queue, void* target, void* message, run_fn run);
   // Appends e[0], ..., e[n - 1] to queue `queue` in one lock section and
   // wakes whoever sleeps on it: a runner's outbox (see runner::hold_send),
-  // which cannot fail, with a chunk in `spare` for each envelope.
+  // which cannot fail, with a chunk in `backup` for each envelope.
   void post_held(runner& self, std::uint32_t queue, const envelope* e, std::uint32_t n,
-                 copy_queue::spares& spare) noexcept;
+                 copy_queue::backup& backup) noexcept;
   // See post_all() in seam.hpp.
   std::uint32_t post_all(runner& self, std::uint32_t queue, const envelope* e, std::uint32_t n) noexcept;
   // Hands a diagnostic to the configured handler.

@@ -33,15 +33,15 @@ class outbox {
 
   bool empty() const noexcept { return count_ == 0; }
   bool full() const noexcept { return count_ == capacity; }
-  // Whether add() may be called: there is room, and a spare chunk for
+  // Whether add() may be called: there is room, and a backup chunk for
   // each send held and the next (see drain()).
-  bool ready() const noexcept { return count_ < capacity && count_ < spare_.size(); }
-  // One more spare chunk. Throws std::bad_alloc, and then nothing changed.
-  void add_spare() { spare_.grow(); }
+  bool ready() const noexcept { return count_ < capacity && count_ < backup_.size(); }
+  // One more backup chunk. Throws std::bad_alloc, and then nothing changed.
+  void add_backup() { backup_.grow(); }
 
   // @pre ready().
   void add(std::uint32_t queue, void* target, void* message, run_fn run) noexcept {
-    TACT_ASSERT(ready(), "an outbox takes a send while it has room and a spare chunk for it");
+    TACT_ASSERT(ready(), "an outbox takes a send while it has room and a backup chunk for it");
     const auto at = static_cast<std::uint8_t>(count_);
     entry& e = entries_[count_++];
     e.target = target;
@@ -56,9 +56,9 @@ class outbox {
     last_[queue] = static_cast<std::uint8_t>(at + 1u);
   }
 
-  // Calls post(queue, envelopes, n, spare) for each queue held for, in
+  // Calls post(queue, envelopes, n, backup) for each queue held for, in
   // the order of their first sends, with that queue's sends in order;
-  // `post` posts them all, taking chunks from `spare` where an allocation
+  // `post` posts them all, taking chunks from `backup` where an allocation
   // fails (it has one for each send held, so posting cannot fail). Leaves
   // the outbox empty.
   template <class Post>
@@ -68,7 +68,7 @@ class outbox {
       for (std::uint8_t i = heads_[h].first; i != none; i = entries_[i].next)
         run_[n++] = envelope{entries_[i].target, entries_[i].message, entries_[i].run};
       last_[heads_[h].queue] = 0;
-      post(heads_[h].queue, static_cast<const envelope*>(run_), n, spare_);
+      post(heads_[h].queue, static_cast<const envelope*>(run_), n, backup_);
     }
     heads_count_ = 0;
     count_ = 0;
@@ -94,7 +94,7 @@ class outbox {
   envelope run_[capacity];  // one queue's sends, gathered for posting
   // Per queue index: its last entry plus one, 0 if it has none.
   std::unique_ptr<std::uint8_t[]> last_;
-  copy_queue::spares spare_;
+  copy_queue::backup backup_;
 };
 
 }  // namespace tact::detail

@@ -35,15 +35,15 @@ void runner::use_outbox(const std::atomic<bool>& idle) {
 }
 
 // Each queue's share goes in one lock section.
-void runner::post_outbox() noexcept {
+void runner::post_outbox_now() noexcept {
   sends_held_ = false;
   outbox_->drain([this](std::uint32_t queue, const envelope* e, std::uint32_t n,
-                        copy_queue::spares& spare) { owner_.post_held(*this, queue, e, n, spare); });
+                        copy_queue::backup& backup) { owner_.post_held(*this, queue, e, n, backup); });
 }
 
 void runner::make_outbox_ready() {
-  if (outbox_->full()) post_outbox();
-  if (!outbox_->ready()) outbox_->add_spare();
+  if (outbox_->full()) post_outbox_now();
+  if (!outbox_->ready()) outbox_->add_backup();
 }
 
 void runner::enter() noexcept {
@@ -236,14 +236,14 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
       ++processed;
       // (A behaviour that waited took the batch to the held queue: empty.)
       if (!batch.empty() && (processed >= most || enough(processed))) [[unlikely]] {
-        post_held();  // before the batch's actors may run elsewhere
+        post_outbox();  // before the batch's actors may run elsewhere
         if (sleeper* parked = q->pause()) parked->wake();
         counters.batches_given_back.add();
         paused = true;
         break;
       }
     }
-    post_held();  // before the batch ends or hands over
+    post_outbox();  // before the batch ends or hands over
     // A batch whose last envelope made the one claim pending, or a hop,
     // hands over to the claimed batch here, as drain_claims would next,
     // without leaving this loop: a conversation between queues runs as
@@ -378,7 +378,7 @@ bool runner::claim_or_join(work_queue& q, std::uint32_t index, void* target, voi
   claim_tried_ = true;
   if (claims_count_ == claims_most) return false;
   // The claim takes q's mailbox: what the outbox holds for it goes first.
-  post_held();
+  post_outbox();
   if (kept(index)) return rejoin(q, index, target, message, run);
   if (index == flooded_ || q.being_processed()) return false;
   const holder h = holder_of(q, index);

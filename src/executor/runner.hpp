@@ -236,8 +236,8 @@ class runner : public sleeper {
   // to a kept queue rejoins it only with the outbox empty (try_rejoin),
   // for the same reason.
   //
-  // A held send cannot fail later: the outbox keeps a spare chunk of
-  // mailbox per send it holds (copy_queue::spares), used where a
+  // A held send cannot fail later: the outbox keeps a backup chunk of
+  // mailbox per send it holds (copy_queue::backup), used where a
   // mailbox cannot grow when the outbox is posted. So a send that finds
   // no memory for that chunk throws std::bad_alloc, with nothing sent, as
   // a send whose mailbox cannot grow does; steady state allocates nothing.
@@ -257,7 +257,7 @@ class runner : public sleeper {
         idle_workers_->load(std::memory_order_relaxed) !=
             (own_idle_->load(std::memory_order_relaxed) ? 1u : 0u)) {
       if (sends_held_) [[unlikely]]
-        post_outbox();
+        post_outbox_now();
       return false;
     }
     if (!outbox_->ready()) [[unlikely]]
@@ -267,8 +267,8 @@ class runner : public sleeper {
     return true;
   }
   // Posts what the outbox holds (see hold_send), if anything.
-  void post_held() noexcept {
-    if (sends_held_) post_outbox();
+  void post_outbox() noexcept {
+    if (sends_held_) post_outbox_now();
   }
 
   // While one is alive on this runner's thread, sends take the mailbox even
@@ -401,7 +401,7 @@ class runner : public sleeper {
   struct suspended_behaviour;
 
   static void loop_of(void* self);
-  void post_outbox() noexcept;
+  void post_outbox_now() noexcept;
   void make_outbox_ready();
   bool claim_or_join(work_queue& q, std::uint32_t index, void* target, void* message, run_fn run);
   struct claim;
@@ -520,7 +520,9 @@ class runner : public sleeper {
   bool conversed_ = false;  // the batch in hand claimed a queue, or rejoined a kept one
   bool cut_ = false;        // the last process() stopped a conversation at its budget
   bool outbox_open_ = false;  // a batch runs: its mailbox sends may be held (see hold_send)
-  bool sends_held_ = false;   // the outbox holds sends
+  // !outbox_->empty(), kept here on the batch state's line: try_rejoin,
+  // on a conversation's every hop, reads it instead of the outbox.
+  bool sends_held_ = false;
   // Queues kept (see keep()), and per queue index (sponsors' included,
   // never kept) its place among them plus one (0: not kept).
   static constexpr std::uint32_t kept_most = 64;

@@ -15,7 +15,7 @@ std::uint32_t runner_count(const executor& ex) noexcept { return ex.runner_count
 executor* ambient_executor() noexcept { return executor::ambient(); }
 std::uint32_t post_all(executor& ex, runner& self, std::uint32_t queue, const envelope* e,
                        std::uint32_t n) noexcept {
-  self.post_held();  // the runner's earlier sends go first
+  self.post_outbox();  // the runner's earlier sends go first
   return ex.post_all(self, queue, e, n);
 }
 

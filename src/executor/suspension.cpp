@@ -61,7 +61,7 @@ void runner::suspend(wake_condition& c) {
   }
   // Its sends so far are posted before it waits (the reply it waits for
   // may need one); the rest of its run, once resumed, holds none back.
-  post_held();
+  post_outbox();
   outbox_open_ = false;
   // The batch state belongs to the behaviour: the next context starts clean.
   // A hop it made waits in the ring, as any claim, for the contexts that

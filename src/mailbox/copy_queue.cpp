@@ -25,24 +25,24 @@ struct copy_queue::chunk {
   static void free(chunk* c) noexcept { std::free(c->begin); }
 };
 
-copy_queue::spares::~spares() {
+copy_queue::backup::~backup() {
   while (first_ != nullptr) chunk::free(std::exchange(first_, first_->next));
 }
 
-void copy_queue::spares::grow() {
+void copy_queue::backup::grow() {
   chunk* const c = chunk::make(1);
   c->next = first_;
   first_ = c;
   ++size_;
 }
 
-copy_queue::chunk* copy_queue::make_chunk(std::uint32_t capacity, spares* spare) {
-  if (spare == nullptr || spare->first_ == nullptr) return chunk::make(capacity);
+copy_queue::chunk* copy_queue::make_chunk(std::uint32_t capacity, backup* chunks) {
+  if (chunks == nullptr || chunks->first_ == nullptr) return chunk::make(capacity);
   try {
     return chunk::make(capacity);
   } catch (const std::bad_alloc&) {
-    chunk* const c = std::exchange(spare->first_, spare->first_->next);
-    --spare->size_;
+    chunk* const c = std::exchange(chunks->first_, chunks->first_->next);
+    --chunks->size_;
     c->next = nullptr;
     return c;
   }
@@ -88,9 +88,9 @@ void copy_queue::start_at(chunk* c) noexcept {
 // The last chunk is full (or there is none yet): the push moves on to the
 // spare, or to a new chunk twice the last's size, up to chunk_most.
 // Allocates before it changes anything.
-void copy_queue::make_room(spares* spare) {
+void copy_queue::make_room(backup* chunks) {
   if (tail_end_ == nullptr) {
-    chunk* const c = make_chunk(floor(), spare);
+    chunk* const c = make_chunk(floor(), chunks);
     start_at(c);
     if (c->capacity == floor()) floor_ &= ~reclaiming;
     return;
@@ -99,7 +99,7 @@ void copy_queue::make_room(spares* spare) {
   // popped (next_chunk), so it never has a full chunk.
   chunk* const last = tail_end_;
   if (last->next == nullptr)
-    last->next = make_chunk(std::min(chunk_most, std::max(floor(), 2 * last->capacity)), spare);
+    last->next = make_chunk(std::min(chunk_most, std::max(floor(), 2 * last->capacity)), chunks);
   chunk* const c = last->next;
   c->chained = true;
   floor_ |= reclaiming;

@@ -64,15 +64,16 @@ class copy_queue {
   // Envelopes the allocated chunks can hold, the spare included.
   std::uint32_t capacity() const noexcept;
 
-  // Chunks set aside so that pushes cannot fail: one per push covers the
+  // Chunks set aside so that pushes cannot fail (not the one spare a
+  // queue keeps for its own reuse): one per push covers the
   // worst case, since a push adds at most one chunk. The smallest chunks
   // there are (one envelope each), taken only where an allocation fails.
-  class spares {
+  class backup {
    public:
-    spares() noexcept = default;
-    ~spares();
-    spares(const spares&) = delete;
-    spares& operator=(const spares&) = delete;
+    backup() noexcept = default;
+    ~backup();
+    backup(const backup&) = delete;
+    backup& operator=(const backup&) = delete;
 
     std::uint32_t size() const noexcept { return size_; }
     // One more chunk; throws std::bad_alloc, and then nothing changed.
@@ -91,11 +92,11 @@ class copy_queue {
       make_room(nullptr);
     *tail_++ = e;
   }
-  // The same, falling back on a chunk of `spare` where an allocation
-  // fails. @pre spare has a chunk for every push that may still need one.
-  void push(const envelope& e, spares& spare) noexcept {
+  // The same, falling back on a chunk of `chunks` where an allocation
+  // fails. @pre chunks has one for every push that may still need one.
+  void push(const envelope& e, backup& chunks) noexcept {
     if (tail_ == reinterpret_cast<envelope*>(tail_end_)) [[unlikely]]
-      make_room(&spare);
+      make_room(&chunks);
     *tail_++ = e;
   }
   // Allocates the first chunk now if there is none yet.
@@ -141,9 +142,9 @@ class copy_queue {
 
  private:
   static_assert(chunk_most < 0x8000);
-  // Throws std::bad_alloc, unless `spare` has a chunk to give.
-  [[gnu::cold]] void make_room(spares* spare);
-  static chunk* make_chunk(std::uint32_t capacity, spares* spare);
+  // Throws std::bad_alloc, unless `chunks` has one to give.
+  [[gnu::cold]] void make_room(backup* chunks);
+  static chunk* make_chunk(std::uint32_t capacity, backup* chunks);
   void reclaim() noexcept;
   void next_chunk() noexcept;
   std::uint32_t tail_in_last() const noexcept;

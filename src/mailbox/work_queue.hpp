@@ -78,12 +78,12 @@ class work_queue {
   }
 
   // The same for envelopes that must all be posted (a runner's outbox):
-  // chunks of `spare` stand in where the mailbox cannot grow.
-  // @pre spare has n chunks or more.
-  sleepers post_held(const envelope* e, std::uint32_t n, copy_queue::spares& spare) noexcept {
-    TACT_ASSERT(spare.size() >= n, "held envelopes come with a spare chunk each");
+  // chunks of `backup` stand in where the mailbox cannot grow.
+  // @pre backup has n chunks or more.
+  sleepers post_held(const envelope* e, std::uint32_t n, copy_queue::backup& backup) noexcept {
+    TACT_ASSERT(backup.size() >= n, "held envelopes come with a backup chunk each");
     std::lock_guard guard{lock_};
-    for (std::uint32_t i = 0; i < n; ++i) mailbox_.push(e[i], spare);
+    for (std::uint32_t i = 0; i < n; ++i) mailbox_.push(e[i], backup);
     return posted(n);
   }
 

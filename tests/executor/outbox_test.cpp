@@ -20,7 +20,7 @@ using posted = std::vector<std::pair<std::uint32_t, std::vector<std::uintptr_t>>
 
 posted drain(outbox& box) {
   posted out;
-  box.drain([&](std::uint32_t queue, const envelope* e, std::uint32_t n, copy_queue::spares&) {
+  box.drain([&](std::uint32_t queue, const envelope* e, std::uint32_t n, copy_queue::backup&) {
     std::vector<std::uintptr_t> numbers;
     for (std::uint32_t i = 0; i < n; ++i) numbers.push_back(number_of(e[i]));
     out.emplace_back(queue, std::move(numbers));
@@ -29,7 +29,7 @@ posted drain(outbox& box) {
 }
 
 void hold(outbox& box, std::uint32_t queue, std::uintptr_t n) {
-  while (!box.ready()) box.add_spare();
+  while (!box.ready()) box.add_backup();
   box.add(queue, number(n), nullptr, nullptr);
 }
 
@@ -54,19 +54,19 @@ TEST_CASE("an outbox posts each queue's sends together, in send order, queues by
   CHECK(drain(box) == posted{{2, {7}}, {5, {8}}});
 }
 
-TEST_CASE("an outbox is ready for a send only with room and a spare chunk for each it holds") {
+TEST_CASE("an outbox is ready for a send only with room and a backup chunk for each it holds") {
   outbox box{2};
-  CHECK_FALSE(box.ready());  // no spare chunk yet
-  box.add_spare();
+  CHECK_FALSE(box.ready());  // no backup chunk yet
+  box.add_backup();
   CHECK(box.ready());
   box.add(0, number(0), nullptr, nullptr);
-  CHECK_FALSE(box.ready());  // one spare, one send held
+  CHECK_FALSE(box.ready());  // one backup chunk, one send held
   for (std::uint32_t i = 1; i < outbox::capacity; ++i) hold(box, i % 2, i);
   CHECK(box.full());
   CHECK_FALSE(box.ready());
   const posted all = drain(box);
   REQUIRE(all.size() == 2);
   CHECK(all[0].second.size() + all[1].second.size() == outbox::capacity);
-  // The spare chunks stay for the next sends: nothing to allocate.
+  // The backup chunks stay for the next sends: nothing to allocate.
   CHECK(box.ready());
 }

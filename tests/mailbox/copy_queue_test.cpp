@@ -168,11 +168,11 @@ TEST_CASE("swapping copy queues exchanges their contents") {
   CHECK(number_of(b.pop()) == 8);
 }
 
-TEST_CASE("a push with spare chunks at hand uses them only where an allocation fails") {
-  // Allocations do not fail here, so the spares stay: the chain grows as
+TEST_CASE("a push with backup chunks at hand uses them only where an allocation fails") {
+  // Allocations do not fail here, so the backup chunks stay: the chain grows as
   // it would without them. (tests/faults covers a failing allocation.)
   copy_queue q{2};
-  copy_queue::spares spare;
+  copy_queue::backup spare;
   spare.grow();
   spare.grow();
   CHECK(spare.size() == 2);
