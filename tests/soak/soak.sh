@@ -62,6 +62,8 @@ messages_in() { awk '{ n += $1 } END { printf "%d", n }' "$1" 2>/dev/null || ech
 # A fresh number for each round's random choices.
 fresh_seed() { od -An -N8 -tu8 /dev/urandom | tr -d ' '; }
 
+# shellcheck source=tests/build_options.sh
+source tests/build_options.sh
 # configure DIR OPTION...: as ./run test does for the same folder.
 configure() {
   local dir=$1
@@ -91,7 +93,7 @@ shape_free=(stress-conservation stress-nested_ask stress-tx_reclamation faults-e
   faults-ask_race faults-timer_race faults-stop_race)
 
 if wanted invariants || wanted faults; then
-  configure build/test -Dbuildtype=debugoptimized -Dtests=enabled -Dchecks=enabled
+  configure build/test "${PLAIN_BUILD_OPTIONS[@]}"
   targets=()
   for t in "${shape_free[@]}" faults-allocation_failure; do targets+=("tests/test-$t"); done
   build build/test "${targets[@]}"
@@ -99,8 +101,7 @@ fi
 
 # ---- tsan ----
 if wanted tsan; then
-  configure build/tsan -Dbuildtype=debugoptimized -Db_sanitize=thread -Dtests=enabled \
-    -Dbenchmarks=disabled -Dexamples=disabled -Dchecks=enabled
+  configure build/tsan "${TSAN_BUILD_OPTIONS[@]}"
   build build/tsan
   figures=$work/tsan.figures
   : >"$figures"
@@ -191,8 +192,7 @@ fi
 
 # ---- asan ----
 if wanted asan; then
-  configure build/asan -Dbuildtype=debugoptimized -Db_sanitize=address -Dwerror=false \
-    -Dtests=enabled -Dbenchmarks=disabled -Dexamples=disabled -Dchecks=enabled
+  configure build/asan "${ASAN_BUILD_OPTIONS[@]}"
   build build/asan tests/test-executor-lifecycle
   start=$(now)
   scale=$(awk -v n="$cycles" 'BEGIN { print n / 20 }')  # the test makes 20 cycles at scale 1
