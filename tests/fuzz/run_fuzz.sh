@@ -44,12 +44,17 @@ case $target in
 esac
 
 dir=build/fuzz
+mkdir -p build
+# One setup and build at a time: ./run test runs both targets side by side.
+exec 9>"$dir.lock"
+flock 9
 if [[ ! -f $dir/build.ninja ]]; then
   CXX=clang++ meson setup "$dir" -Dfuzz=true -Dchecks=enabled -Dbuildtype=debugoptimized \
     >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log" >&2; die "setting up $dir failed"; }
   rm -f "$dir.setup.log"
 fi
 ninja -C "$dir" -j 2 >"$dir/build.log" 2>&1 || { cat "$dir/build.log" >&2; die "building $dir failed"; }
+flock -u 9
 
 fuzzer=$PWD/$dir/tests/fuzz/$target-fuzz
 corpus=$PWD/tests/fuzz/$corpus_dir
