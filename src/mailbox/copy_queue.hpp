@@ -65,9 +65,9 @@ class copy_queue {
   std::uint32_t capacity() const noexcept;
 
   // Chunks set aside so that pushes cannot fail (not the one spare a
-  // queue keeps for its own reuse): one per push covers the
-  // worst case, since a push adds at most one chunk. The smallest chunks
-  // there are (one envelope each), taken only where an allocation fails.
+  // queue keeps for its own reuse): one per push covers the worst case,
+  // since a push adds at most one chunk. The smallest chunks there are
+  // (one envelope each), taken only where an allocation fails.
   class backup {
    public:
     backup() noexcept = default;

@@ -169,15 +169,16 @@ TEST_CASE("swapping copy queues exchanges their contents") {
 }
 
 TEST_CASE("a push with backup chunks at hand uses them only where an allocation fails") {
-  // Allocations do not fail here, so the backup chunks stay: the chain grows as
-  // it would without them. (tests/faults covers a failing allocation.)
+  // Allocations do not fail here, so the backup chunks stay: the chain
+  // grows as it would without them. (tests/faults covers a failing
+  // allocation.)
   copy_queue q{2};
-  copy_queue::backup spare;
-  spare.grow();
-  spare.grow();
-  CHECK(spare.size() == 2);
-  for (std::uintptr_t i = 0; i < 10; ++i) q.push(numbered(i), spare);
-  CHECK(spare.size() == 2);
+  copy_queue::backup chunks;
+  chunks.grow();
+  chunks.grow();
+  CHECK(chunks.size() == 2);
+  for (std::uintptr_t i = 0; i < 10; ++i) q.push(numbered(i), chunks);
+  CHECK(chunks.size() == 2);
   bool in_order = true;
   for (std::uintptr_t i = 0; i < 10; ++i) in_order = in_order && number_of(q.pop()) == i;
   CHECK(in_order);
