@@ -59,6 +59,13 @@ struct system_config {
   // Whom an idle worker tries to steal a work queue from.
   steal_policy steal = defaults::steal;
 
+  // How often the executor weighs the messages it processes to decide how
+  // many workers run: while work is message-bound and runs faster on
+  // fewer cores, the others rest and their queues are swept by the
+  // workers that run (see docs/performance.md, "Fewer workers for
+  // message-bound work"). 0: every worker always runs. Needs stealing.
+  std::chrono::nanoseconds adapt_every = defaults::adapt_every;
+
   // Binds worker i to one processing unit of the machine (one per core
   // first, then the cores' further hardware threads), and, on machines with
   // several NUMA nodes, places each worker's queues in its node's memory.

@@ -101,6 +101,12 @@ inline constexpr std::chrono::microseconds stuck_worker{20};
 // OS to run it again.
 inline constexpr std::chrono::microseconds rescue_after{1'000};
 
+// How often the executor weighs how many workers should run
+// (system_config::adapt_every): an epoch of its governor. Shorter follows
+// changes of the work sooner; each try of another worker count costs about
+// three epochs, once per 512 epochs at most on a steady load.
+inline constexpr std::chrono::microseconds adapt_every{1'000};
+
 // While some workers are busy, one parked worker wakes now and then to look
 // for queues stranded behind a busy worker (one blocked in a long
 // receive, say): first after this long, then twice as long each time it

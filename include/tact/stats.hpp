@@ -38,6 +38,9 @@ struct worker_stats {
   std::uint64_t messages_stolen = 0;     // messages queued in them when taken
   std::uint64_t parks = 0;
   std::uint64_t wakeups = 0;
+  // Times the worker was stood down while message-bound work ran on fewer
+  // workers (system_config::adapt_every); each is also a park.
+  std::uint64_t rests = 0;
   std::uint64_t dead_letters = 0;  // sent to, or delivered after, a finished actor
   // Sends refused before they were queued: to a finished classic actor
   // (also dead letters), to an empty transactional reference (also
@@ -110,7 +113,8 @@ inline constexpr std::array worker_stats_counters{
     &worker_stats::steal_failed_swaps, &worker_stats::steals,
     &worker_stats::rescues,
     &worker_stats::messages_stolen,    &worker_stats::parks,
-    &worker_stats::wakeups,            &worker_stats::dead_letters,
+    &worker_stats::wakeups,            &worker_stats::rests,
+    &worker_stats::dead_letters,
     &worker_stats::messages_rejected,  &worker_stats::messages_discarded,
     &worker_stats::suspensions,        &worker_stats::resumptions,
     &worker_stats::fibers_made,        &worker_stats::batches_given_back,
@@ -143,6 +147,9 @@ struct worker_load {
   std::uint64_t queued = 0;     // envelopes waiting in the work queues it owns (not yet gulped)
   std::uint64_t suspended = 0;  // behaviours it runs that wait now (an ask)
   bool parked = false;          // asleep for lack of work
+  // Parked because the system runs message-bound work on fewer workers
+  // (system_config::adapt_every); its queues are swept by another worker.
+  bool resting = false;
 };
 
 // A snapshot of the system's statistics (actor_system::stats()), or the

@@ -25,6 +25,7 @@ struct worker_counters {
   counter messages_stolen;
   counter parks;
   counter wakeups;
+  counter rests;
   counter dead_letters;
   counter messages_rejected;
   counter messages_discarded;
@@ -54,6 +55,7 @@ struct worker_counters {
             .messages_stolen = messages_stolen.get(),
             .parks = parks.get(),
             .wakeups = wakeups.get(),
+            .rests = rests.get(),
             .dead_letters = dead_letters.get(),
             .messages_rejected = messages_rejected.get(),
             .messages_discarded = messages_discarded.get(),

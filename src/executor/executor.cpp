@@ -1,5 +1,6 @@
 #include "executor/executor.hpp"
 
+#include <limits>
 #include <mutex>
 #include <new>
 #include <stdexcept>
@@ -109,7 +110,17 @@ executor::executor(const system_config& config, actor_system& owner,
                                                 ? placement_.victim_groups[w]
                                                 : std::vector<std::vector<std::uint32_t>>{}};
                }},
-      lending_{*this, worker_count_, worker_count_, queue_count_, config_.sponsors} {
+      lending_{*this, worker_count_, worker_count_, queue_count_, config_.sponsors},
+      active_{worker_count_},
+      adaptation_{worker_count_, config_.adapt_every} {
+  // The governor needs stealing: without it, placement promises that queues
+  // stay with their worker.
+  const bool adapts = plan == nullptr && stealing() && config_.adapt_every.count() > 0;
+  adaptation_.since = std::chrono::steady_clock::now();
+  adaptation_.due.store(adapts
+                            ? (adaptation_.since + config_.adapt_every).time_since_epoch().count()
+                            : std::numeric_limits<std::int64_t>::max(),
+                        std::memory_order_relaxed);
   if (!placement_.unavailable.empty())
     report(diagnostic_kind::topology_unavailable, placement_.unavailable);
   if (placement_.place_memory)
@@ -421,8 +432,11 @@ system_stats executor::stats() const {
     s.queued += load.queued;
     s.suspended += load.suspended;
   });
-  for (std::uint32_t w = 0; w < workers_.size(); ++w)
-    s.load[w].parked = workers_[w].parked_state() != parker::running;
+  for (std::uint32_t w = 0; w < workers_.size(); ++w) {
+    const parker::state state = workers_[w].parked_state();
+    s.load[w].parked = state != parker::running;
+    s.load[w].resting = state == parker::resting;
+  }
   lending_.for_each_runner([&](const runner& r) {
     const worker_stats counted = r.counters.snapshot();
     s.total += counted;
@@ -456,6 +470,60 @@ void executor::keep_watch() noexcept {
     if (sleeper == nullptr && s == parker::sleeping) sleeper = &w;
   }
   if (sleeper != nullptr) sleeper->wake();
+}
+
+bool executor::register_covered(std::uint32_t worker, sleeper* w) noexcept {
+  // Sequentially consistent: a change of the count that wakes us either
+  // comes before this load (we register on the new blocks) or after our
+  // parker's `parking` store, which that wake then sees (see
+  // set_active).
+  bool registered = true;
+  for_each_covered(worker, active_.load(std::memory_order_seq_cst),
+                   [&](std::uint32_t first, std::uint32_t last) {
+                     for (std::uint32_t slot = first; slot < last && registered; ++slot) {
+                       // Null: the resting worker's own swap (it may not
+                       // have rested yet) is in flight. Look again.
+                       work_queue* q = ownership_[slot].load(std::memory_order_seq_cst);
+                       registered = q != nullptr && q->register_waiter(w, &ownership_[slot]);
+                     }
+                   });
+  return registered;
+}
+
+void executor::wake_covering(std::uint32_t worker) noexcept {
+  const std::uint32_t by = covering(worker);
+  if (by != worker) workers_[by].wake();
+}
+
+// One thread at a time holds the turn; the others go on at once. The
+// messages are summed from every worker's counter, one line each, once
+// per epoch.
+void executor::adapt_when_due(std::chrono::steady_clock::time_point now) noexcept {
+  adaptation& a = adaptation_;
+  if (now.time_since_epoch().count() < a.due.load(std::memory_order_relaxed) ||
+      a.turn.exchange(true, std::memory_order_acquire))
+    return;
+  if (now.time_since_epoch().count() >= a.due.load(std::memory_order_relaxed)) {
+    const std::uint64_t processed = sum(&worker_counters::messages_processed);
+    const std::uint64_t messages = processed >= a.processed ? processed - a.processed : 0;
+    const std::uint32_t active = a.decide.decide(messages, now - a.since);
+    a.processed = processed;
+    a.since = now;
+    a.due.store((now + config_.adapt_every).time_since_epoch().count(), std::memory_order_relaxed);
+    if (active != active_.load(std::memory_order_relaxed)) set_active(active);
+  }
+  a.turn.store(false, std::memory_order_release);
+}
+
+// The new count, then a wake for every worker: one that now rests parks
+// as resting, one that runs again sweeps its own queues, and every one
+// that parks again registers on the blocks it covers now. Sequentially
+// consistent with a parking worker's `parking` store and its load of the
+// count in register_covered: it either registers with the new count or
+// is woken.
+void executor::set_active(std::uint32_t active) noexcept {
+  active_.store(active, std::memory_order_seq_cst);
+  for (pool_worker& w : workers_) w.wake();
 }
 
 void executor::refuse_from_runner(const char* what) const {

@@ -20,6 +20,7 @@
 #include <tact/stats.hpp>
 
 #include "executor/epochs.hpp"
+#include "executor/governor.hpp"
 #include "executor/lending.hpp"
 #include "executor/placement.hpp"
 #include "executor/pool_worker.hpp"
@@ -218,6 +219,47 @@ class executor {
   // on: if no parked worker is watching for stranded queues, wakes one
   // that sleeps (see pool_worker::watch).
   void keep_watch() noexcept;
+
+  // ---- how many workers run (see governor.hpp) ----
+
+  // Workers 0 .. active_workers() - 1 run; the others rest (parked, in
+  // parker::resting), and a resting worker w's queues are swept by
+  // covering(w), which registers on them when it parks. Relaxed: a hint
+  // for sweeps and claims, exact for parking (see register_covered).
+  std::uint32_t active_workers(std::memory_order order = std::memory_order_relaxed) const noexcept {
+    return active_.load(order);
+  }
+  bool resting(std::uint32_t worker,
+               std::memory_order order = std::memory_order_relaxed) const noexcept {
+    return worker >= active_workers(order);
+  }
+  std::uint32_t covering(std::uint32_t worker) const noexcept {
+    const std::uint32_t active = active_workers();
+    return worker < active ? worker : worker % active;
+  }
+  // Calls f(first, last) for the ownership blocks that worker `worker`
+  // sweeps besides its own while `active` workers run.
+  template <class F>
+  void for_each_covered(std::uint32_t worker, std::uint32_t active, F&& f) const {
+    for (std::uint32_t w = worker + active; w < worker_count_; w += active) {
+      const runner::block b = workers_[w].owned();
+      f(b.first, b.last);
+    }
+  }
+  // Parking: registers `w` as the waiter of every queue in the blocks that
+  // worker `worker` covers, as runner::register_as_waiter does for its
+  // own; false if one has mail or is mid-swap.
+  bool register_covered(std::uint32_t worker, sleeper* w) noexcept;
+  // Wakes the worker that sweeps resting worker `worker`'s queues: a wake
+  // meant for the resting one (a thief gave it a queue, or mail came to a
+  // queue it registered on before it rested) is passed on.
+  void wake_covering(std::uint32_t worker) noexcept;
+  // Called by running pool workers now and then (see
+  // pool_worker::rescue_when_due): once per adapt_every, by whichever
+  // comes first, the governor weighs the epoch just ended and the count of
+  // running workers changes if it says so.
+  void adapt_when_due(std::chrono::steady_clock::time_point now) noexcept;
+
   // Drops what is queued in queue `index` (a sponsor's, released), handing
   // it to the actor models' discard handlers; returns how many envelopes.
   std::uint32_t discard(std::uint32_t index) noexcept;
@@ -242,6 +284,7 @@ class executor {
     }
   };
   void discard_late(std::uint32_t queue) noexcept;
+  void set_active(std::uint32_t active) noexcept;
   void start_worker(std::uint32_t index);
   void refuse_from_runner(const char* what) const;
   // Classic actors created and neither finished nor destroyed since; the
@@ -288,6 +331,20 @@ class executor {
   // written only when a worker goes idle or back to work.
   padded<std::atomic<std::uint32_t>> idle_workers_{0u};
   postponed_work postponed_work_{};
+  // Read at every sweep, written only when the count changes.
+  padded<std::atomic<std::uint32_t>> active_;
+  // The governor's turn (see adapt_when_due): `due` is read by running
+  // workers every few sweeps; the rest only by the turn's holder.
+  struct adaptation {
+    adaptation(std::uint32_t workers, std::chrono::nanoseconds epoch) noexcept
+        : decide{workers, epoch} {}
+    std::atomic<std::int64_t> due{0};  // steady_clock nanoseconds; max: never
+    std::atomic<bool> turn{false};
+    governor decide;
+    std::chrono::steady_clock::time_point since{};
+    std::uint64_t processed = 0;
+  };
+  padded<adaptation> adaptation_;
   std::vector<std::thread> threads_;
   padded<foreign_counters> foreign_;
   std::mutex stop_mutex_;

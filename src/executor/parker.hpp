@@ -34,6 +34,8 @@ class parker {
     parking,   // registering (step 2)
     watching,  // a pool worker, parked with stealing on: looks now and then
     sleeping,  // parked until woken
+    resting,   // a pool worker the governor stood down (see governor.hpp):
+               // parked until woken, its queues swept by another worker
     waiting,   // a runner with behaviours suspended: until woken or a
                // deadline; not parked, since the system is not quiescent
   };
@@ -85,12 +87,14 @@ class parker {
   // Makes the parker run again, whatever it was doing, and returns the
   // state it found. An unconditional exchange: it reads the latest state,
   // so it cannot miss a park committing concurrently. If the parker was
-  // parked (watching or sleeping), `unparked()` runs before it is woken.
+  // parked (watching, sleeping or resting), `unparked()` runs before it is
+  // woken.
   template <class Unparked>
   state wake(Unparked&& unparked) noexcept {
     const auto previous = static_cast<state>(state_.exchange(running, std::memory_order_seq_cst));
-    if (previous == watching || previous == sleeping) unparked();
-    if (previous == watching || previous == sleeping || previous == waiting) futex_wake_one(state_);
+    const bool parked = previous == watching || previous == sleeping || previous == resting;
+    if (parked) unparked();
+    if (parked || previous == waiting) futex_wake_one(state_);
     return previous;
   }
 

@@ -37,6 +37,25 @@
  * away, drains it and registers; the late registration overwrites the
  * thief's, and the thief sleeps on its own mail).
  *
+ * With GOVERNOR, a governor process changes the count of running workers
+ * CHANGES times (1 unless defined), up or down as it likes, as
+ * executor::set_active does: the count, then a wake-up of every worker.
+ * A worker whose index is not below the count rests (pool_worker::rest:
+ * parked as resting; in place of registering on queues, it wakes the
+ * worker covering it); a running worker sweeps, and registers on, the slots of
+ * the resting workers it covers (executor::for_each_covered), skipping a
+ * null slot when it sweeps and giving up parking when it registers; a
+ * wake-up that finds a worker resting is passed on to the worker covering
+ * it (pool_worker::wake). The property then also says that no worker rests
+ * whose index is below the count. The sender posts to the last worker's
+ * queue only, where the races are (its worker may rest), which keeps the
+ * search short. With NO_REST_WAKE a resting worker does not wake the
+ * worker covering it: spin then finds mail stranded (the post woke the
+ * worker about to rest, which had registered on its queue before the
+ * count changed, and nobody woke the worker covering it; a thief's swap
+ * into the slot of a worker still running, so not woken, is the same
+ * race with more steps).
+ *
  * The keeper runs only with POSTPONED (checked with one message, which
  * keeps the search short: the keeper's race is with parking, not with
  * the mail). With NO_POSTPONED_CHECK, a parking worker does not look at the
@@ -57,6 +76,10 @@
 #define RUNNING 0
 #define PARKING 1
 #define PARKED 2
+#define RESTING 3
+#ifndef CHANGES
+#define CHANGES 1
+#endif
 
 byte slot[WORKERS];
 byte mail[QUEUES];
@@ -66,12 +89,40 @@ byte state[WORKERS];
 bool all_posted = false;
 bool postponed = false;  /* work kept for lack of memory waits */
 bool kept = false;       /* the keeper is done */
+byte count = WORKERS;   /* workers 0 .. count - 1 run (executor::active_workers) */
+bool governed = false;   /* the governor is done */
+
+/* executor::covering */
+#define COVER(w) (w < count -> w : w % count)
+
+/* pool_worker::wake (parker::wake, an exchange): a worker found resting
+   passes the wake-up on to the worker covering it. Each step goes to a
+   lower index, so it ends. */
+inline wake(target) {
+  x = target;
+  do
+  :: atomic { prev = state[x]; state[x] = RUNNING };
+     if
+#ifdef GOVERNOR
+     :: prev == RESTING && COVER(x) != x -> x = COVER(x)
+#endif
+     :: else -> break
+     fi
+  od;
+  x = 0;  /* dead values cleared, as below: fewer states to explore */
+  prev = 0
+}
 
 init {
   byte i;
   atomic {
     for (i : 0 .. WORKERS - 1) { slot[i] = i; waiter[i] = NONE };
     run sender();
+#ifdef GOVERNOR
+    run governor();
+#else
+    governed = true;
+#endif
 #ifdef POSTPONED
     run keeper();
 #else
@@ -85,18 +136,38 @@ init {
 /* executor::post_to_mailbox: append and take the waiter under the lock,
    then wake it. */
 proctype sender() {
-  byte sent = 0, q, w;
+  byte sent = 0, q, w, x, prev;
   do
   :: sent < MESSAGES ->
+#ifdef GOVERNOR
+     q = QUEUES - 1;  /* the queue of the worker that may rest: its races */
+#else
      select (q : 0 .. QUEUES - 1);
+#endif
      atomic { mail[q]++; w = waiter[q]; waiter[q] = NONE };
-     if :: w != NONE -> state[w] = RUNNING  /* wake(): exchange to running */
+     if :: w != NONE -> wake(w)
         :: else -> skip
      fi;
      sent++
   :: else -> break
   od;
   all_posted = true
+}
+
+/* executor::set_active: the count, then a wake-up of every worker. */
+proctype governor() {
+  byte n = 0, w, x, prev;
+  do
+  :: n < CHANGES ->
+     if
+     :: count > 1 -> count--
+     :: count < WORKERS -> count++
+     fi;
+     for (w : 0 .. WORKERS - 1) { wake(w) };
+     n++
+  :: else -> break
+  od;
+  governed = true
 }
 
 /* transactional::postponed_sends::keep -> executor::postponed_begins: the
@@ -113,9 +184,16 @@ proctype keeper() {
 }
 
 proctype worker(byte me) {
-  byte q, mine, theirs, other;
+  byte q, mine, theirs, other, c, a, x, prev;
   bool ok;
 sweep:
+  skip;
+  d_step { q = 0; mine = 0; theirs = 0; other = 0; ok = false };  /* dead values cleared */
+#ifdef GOVERNOR
+  if :: me >= count -> goto rest
+     :: else -> skip
+  fi;
+#endif
 #ifdef POSTPONED
   /* retry_postponed, which here always finds the memory */
   if :: postponed -> postponed = false; goto sweep
@@ -131,6 +209,31 @@ sweep:
   if :: ok -> processing[q] = false; goto sweep  /* the batch ran: work_queue::finish */
      :: else -> skip
   fi;
+#ifdef GOVERNOR
+  /* the slots of the resting workers it covers; a null one is skipped */
+  a = count;
+  c = me + a;
+  do
+  :: c < WORKERS ->
+     q = slot[c];
+     if
+     :: q != NONE ->
+        atomic {
+          if :: mail[q] > 0 && !processing[q] -> mail[q] = 0; processing[q] = true; ok = true
+             :: else -> ok = false
+          fi
+        };
+        if :: ok -> processing[q] = false; goto sweep
+           :: else -> skip
+        fi
+     :: else -> skip
+     fi;
+     c = c + a
+  :: else -> break
+  od;
+  a = 0;
+  c = 0;
+#endif
   /* steal_from: at most once per empty sweep, from any other worker */
   select (other : 0 .. WORKERS - 2);
   if :: other >= me -> other++ :: else -> skip fi;
@@ -145,7 +248,7 @@ sweep:
         if
         :: ok -> slot[me] = theirs;
            /* the victim may have registered on its old queue only: wake it */
-           if :: state[other] != RUNNING -> state[other] = RUNNING :: else -> skip fi
+           if :: state[other] != RUNNING -> wake(other) :: else -> skip fi
         :: else -> slot[me] = mine
         fi
      :: else -> skip
@@ -167,6 +270,30 @@ sweep:
 #endif
     fi
   };
+#ifdef GOVERNOR
+  /* executor::register_covered: the count, then each covered slot */
+  a = count;
+  c = me + a;
+  do
+  :: ok && c < WORKERS ->
+     q = slot[c];
+     if
+     :: q == NONE -> ok = false
+     :: else ->
+        atomic {
+          if
+          :: mail[q] > 0 -> ok = false
+          :: mail[q] == 0 && slot[c] != q -> ok = false
+          :: mail[q] == 0 && slot[c] == q -> waiter[q] = me
+          fi
+        }
+     fi;
+     c = c + a
+  :: else -> break
+  od;
+  a = 0;
+  c = 0;
+#endif
 #if defined(POSTPONED) && !defined(NO_POSTPONED_CHECK)
   if :: postponed -> ok = false  /* parker::park's abort(), after the registration */
      :: else -> skip
@@ -182,22 +309,50 @@ sweep:
 end_parked:
   (state[me] == RUNNING);  /* the futex wait */
   goto sweep
+#ifdef GOVERNOR
+rest:  /* pool_worker::rest: parker::park, whose registration step wakes the
+          worker covering it instead of registering on queues */
+  state[me] = PARKING;
+#ifndef NO_REST_WAKE
+  c = COVER(me);
+  if :: c != me -> wake(c)
+     :: else -> skip
+  fi;
+  c = 0;
+#endif
+  if :: me < count -> state[me] = RUNNING; goto sweep  /* the abort: running again */
+     :: else -> skip
+  fi;
+  atomic { if :: state[me] == PARKING -> state[me] = RESTING; ok = true :: else -> ok = false fi };
+  if :: !ok -> goto sweep
+     :: else -> skip
+  fi;
+end_rested:
+  (state[me] != RESTING);
+  goto sweep
+#endif
 }
 
-/* Everything posted and woken, every worker parked: nothing may be left,
-   neither mail nor postponed work. */
+/* Everything posted and woken, every worker parked (or resting): nothing
+   may be left, neither mail nor postponed work, and no worker below the
+   count rests. */
+#define STILL(w) (state[w] == PARKED || state[w] == RESTING)
+#define RESTS_RIGHTLY(w) (state[w] != RESTING || w >= count)
 #if WORKERS == 2
-#define ALL_PARKED (state[0] == PARKED && state[1] == PARKED)
+#define ALL_PARKED (STILL(0) && STILL(1))
+#define RESTING_RIGHTLY (RESTS_RIGHTLY(0) && RESTS_RIGHTLY(1))
 #define NO_MAIL (mail[0] == 0 && mail[1] == 0)
 #elif WORKERS == 3
-#define ALL_PARKED (state[0] == PARKED && state[1] == PARKED && state[2] == PARKED)
+#define ALL_PARKED (STILL(0) && STILL(1) && STILL(2))
+#define RESTING_RIGHTLY (RESTS_RIGHTLY(0) && RESTS_RIGHTLY(1) && RESTS_RIGHTLY(2))
 #define NO_MAIL (mail[0] == 0 && mail[1] == 0 && mail[2] == 0)
 #else
-#define ALL_PARKED \
-  (state[0] == PARKED && state[1] == PARKED && state[2] == PARKED && state[3] == PARKED)
+#define ALL_PARKED (STILL(0) && STILL(1) && STILL(2) && STILL(3))
+#define RESTING_RIGHTLY \
+  (RESTS_RIGHTLY(0) && RESTS_RIGHTLY(1) && RESTS_RIGHTLY(2) && RESTS_RIGHTLY(3))
 #define NO_MAIL (mail[0] == 0 && mail[1] == 0 && mail[2] == 0 && mail[3] == 0)
 #endif
 proctype observer() {
 end_watch:
-  atomic { all_posted && kept && ALL_PARKED -> assert(NO_MAIL && !postponed) }
+  atomic { all_posted && kept && governed && ALL_PARKED -> assert(NO_MAIL && !postponed && RESTING_RIGHTLY) }
 }

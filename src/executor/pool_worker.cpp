@@ -59,6 +59,14 @@ void pool_worker::loop() {
     // sleep (not at every idle spin: memory comes back on its own time).
     if (idle_sweeps == 0 && owner().has_postponed()) [[unlikely]]
       worked = owner().retry_postponed();
+    // Stood down by the governor: rests once nothing of its own is left
+    // to finish (claims, suspended behaviours, which only it can run).
+    if (owner().resting(index()) && !busy() && !has_claims()) [[unlikely]] {
+      rest();
+      idle_sweeps = 0;
+      next_steal = first_try;
+      continue;
+    }
     if (busy()) [[unlikely]] {
       // Back here once this context is needed again (or must end): from
       // the top, which checks for that.
@@ -133,6 +141,7 @@ void pool_worker::rescue_when_due() {
   if ((sweeps_.get() & 15) != 0 && processed - processed_at_look_ < 256) return;
   processed_at_look_ = processed;
   const auto now = std::chrono::steady_clock::now();
+  owner().adapt_when_due(now);
   if (now < next_rescue_) return;
   next_rescue_ = now + defaults::rescue_after / 4;
   thief_.rescue();
@@ -156,23 +165,36 @@ void pool_worker::set_idle(bool idle) noexcept {
 bool pool_worker::sweep() {
   sweeps_.add();
   bool worked = false;
-  for (std::uint32_t slot = owned().first; slot < owned().last; ++slot) {
-    work_queue& q = owner().owned_queue(slot);
-    if (q.looks_empty()) continue;
-    switch (q.gulp()) {
-      case work_queue::gulp_result::taken:
-        process(q, owner().index_of(q));
-        drain_claims(defaults::claims_drained);
-        worked = true;
-        break;
-      case work_queue::gulp_result::busy:
-        counters.missed_gulps.add();
-        break;
-      case work_queue::gulp_result::empty:
-        break;
-    }
-  }
+  for (std::uint32_t slot = owned().first; slot < owned().last; ++slot)
+    worked = sweep_one(owner().owned_queue(slot)) || worked;
+  // The blocks of resting workers this one covers. A resting worker swaps
+  // none of its slots, but one the governor has just stood down or woken
+  // may, as a thief: a null slot is skipped (see try_swap); and both of us
+  // may gulp one queue, which being_processed settles as above.
+  const std::uint32_t active = owner().active_workers();
+  if (active < owner().worker_count()) [[unlikely]]
+    owner().for_each_covered(index(), active, [&](std::uint32_t first, std::uint32_t last) {
+      for (std::uint32_t slot = first; slot < last; ++slot)
+        if (work_queue* q = owner().slot(slot).load(std::memory_order_relaxed))
+          worked = sweep_one(*q) || worked;
+    });
   return worked;
+}
+
+bool pool_worker::sweep_one(work_queue& q) {
+  if (q.looks_empty()) return false;
+  switch (q.gulp()) {
+    case work_queue::gulp_result::taken:
+      process(q, owner().index_of(q));
+      drain_claims(defaults::claims_drained);
+      return true;
+    case work_queue::gulp_result::busy:
+      counters.missed_gulps.add();
+      return false;
+    case work_queue::gulp_result::empty:
+      return false;
+  }
+  return false;
 }
 
 // Parks (see parker), registered on every queue in our slots. A thief that
@@ -245,8 +267,55 @@ void pool_worker::watch() {
   }
 }
 
+// Stood down by the governor (see executor::adapt_when_due): parked as
+// resting, not registered on its queues, which the worker covering them
+// registers on; it runs again when the governor wakes it with a larger
+// count, or the executor stops. Counted parked for quiescence: the system
+// is quiescent once the workers that run are parked too, each registered
+// on its own and its covered queues. It takes no work, so it does not
+// count as idle for the others' outboxes (see runner::hold_send).
+//
+// In place of registering, it wakes the worker covering it, after its
+// `parking` store and before it commits to rest. A thief that swapped a
+// queue into one of our slots while we were running did not wake us, and
+// the worker covering us may have registered on the queue that slot held
+// before: woken, it registers again, on what the slot holds after the
+// swap (which came before our store). Every later swap finds us parking
+// or resting and wakes us: parking, our commit fails and we start again;
+// resting, the wake is passed on (see wake()). Before the commit, and so
+// before we count as parked: a system that counts every worker parked has
+// no wake-up in flight (tests/model/parking_model.py checks this order).
+void pool_worker::rest() {
+  set_idle(false);
+  trim_fibers();
+  owner().reclamation().abandon(index());
+  if (!parker_.park(
+          [this] {
+            owner().wake_covering(index());
+            return true;
+          },
+          [this] {
+            return owner().stopping() || !owner().resting(index(), std::memory_order_seq_cst);
+          },
+          parker::resting))
+    return;
+  counters.parks.add();
+  counters.rests.add();
+  owner().quiet().parked();
+  // Now and then it ends the governor's epoch itself: the running workers
+  // do so only between batches, and if they are all stuck (in behaviours
+  // that block, or preempted by the OS on a busy machine) the epoch shows
+  // few messages, and every worker runs again.
+  while (parker_.still(parker::resting)) {
+    parker_.sleep_for(parker::resting, defaults::rescue_after);
+    if (parker_.still(parker::resting)) owner().adapt_when_due(std::chrono::steady_clock::now());
+  }
+  counters.wakeups.add();
+}
+
 void pool_worker::wake() noexcept {
-  parker_.wake([this] { owner().quiet().unparked(); });
+  if (parker_.wake([this] { owner().quiet().unparked(); }) == parker::resting)
+    owner().wake_covering(index());
 }
 
 }  // namespace tact::detail

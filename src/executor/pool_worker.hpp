@@ -49,7 +49,9 @@ class pool_worker : public runner {
   static void fiber_loop(runner& self);
   void loop();
   bool sweep();
+  bool sweep_one(work_queue& q);
   void park();
+  void rest();
   void watch();
   void rescue_when_due();
 

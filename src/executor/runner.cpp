@@ -93,10 +93,12 @@ bool runner::fiber_turn() noexcept {
   }
 }
 
+// Its own queues, and those of the resting workers it covers (a pool
+// worker's; other runners cover none).
 bool runner::register_as_waiter() noexcept {
   for (std::uint32_t slot = owned_.first; slot < owned_.last; ++slot)
     if (!register_through(owner_.slot(slot), this)) return false;
-  return true;
+  return owner_.register_covered(index_, this);
 }
 
 void runner::count_appended() noexcept {
@@ -461,7 +463,8 @@ void runner::finish_kept() noexcept {
 }
 
 // A queue still in the slot of its index, as most are, belongs to the
-// worker whose block holds that slot. One that stealing moved is ours if
+// worker whose block holds that slot, or to the one covering it while that
+// worker rests. One that stealing moved is ours if
 // one of our slots holds it; else its owner is not known without a scan
 // of every block, and it counts as another busy worker's
 // (work_queue::claim then asks whether its owner is parked on it).
@@ -471,7 +474,7 @@ runner::holder runner::holder_of(const work_queue& q, std::uint32_t index) const
       if (owner_.slot(slot).load(std::memory_order_relaxed) == &q) return holder::us;
     return holder::other_busy;
   }
-  const std::uint32_t home = owner_.home_worker(index);
+  const std::uint32_t home = owner_.covering(owner_.home_worker(index));
   if (home == index_) return holder::us;
   return owner_.stealing() && owner_.worker_at(home).idle() ? holder::other_idle
                                                             : holder::other_busy;

@@ -43,7 +43,7 @@ std::ostream& operator<<(std::ostream& out, const worker_stats& s) {
              << "; steal attempts " << s.steal_attempts << " (no candidate "
              << s.steal_no_candidate << ", failed swaps " << s.steal_failed_swaps << "), steals "
              << s.steals << " (rescues " << s.rescues << ", " << s.messages_stolen << " messages, average "
-             << s.average_steal_size() << "); parks " << s.parks << ", wake-ups " << s.wakeups << "; dead letters "
+             << s.average_steal_size() << "); parks " << s.parks << ", wake-ups " << s.wakeups << " (rests " << s.rests << "); dead letters "
              << s.dead_letters << "; suspended behaviours " << s.suspensions << " (resumed "
              << s.resumptions << ", fibers made " << s.fibers_made << "); batches given back " << s.batches_given_back
              << "; claims " << s.claims
@@ -67,7 +67,7 @@ std::ostream& operator<<(std::ostream& out, const system_stats& s) {
     out << "worker " << i << ": " << s.workers[i];
     if (i < s.load.size())
       out << "; now " << s.load[i].queued << " queued, " << s.load[i].suspended << " waiting"
-          << (s.load[i].parked ? ", parked" : "");
+          << (s.load[i].resting ? ", resting" : s.load[i].parked ? ", parked" : "");
     out << '\n';
   }
   return out;

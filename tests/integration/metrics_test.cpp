@@ -210,6 +210,9 @@ TEST_CASE("a scrape over loopback shows each counter per worker, as system.stats
   CHECK(shown.at("tact_worker_parked").size() == workers);
   for (const auto& [worker, parked] : shown.at("tact_worker_parked"))
     CHECK((parked == 0 || parked == 1));
+  CHECK(shown.at("tact_worker_resting").size() == workers);
+  for (const auto& [worker, resting] : shown.at("tact_worker_resting"))
+    CHECK((resting == 0 || resting == 1));
   CHECK(shown.at("tact_live_actors").at("") == 8);  // the ring
 }
 

@@ -4,13 +4,15 @@ stealing, with spin: exhaustively, for two workers.
 
   parking_model.py MODEL WORK_DIR
 
-Four verifications, each a complete search of the model's state space:
-  * as implemented (SLOT_CHECK), against mail and, with one message,
-    against work postponed for lack of memory: no error, no assertion
+Six verifications, each a complete search of the model's state space:
+  * as implemented (SLOT_CHECK), against mail, with one message against
+    work postponed for lack of memory, and with one message against the
+    governor standing a worker down (GOVERNOR): no error, no assertion
     violated, no invalid end state;
-  * without the registration's slot check, and without a parking worker's
-    look at the postponed flag: spin must find the lost wake-up each
-    time, which shows that the model can see the races it is about.
+  * without the registration's slot check, without a parking worker's
+    look at the postponed flag, and without a resting worker's wake-up of
+    the worker covering it: spin must find the lost wake-up each time,
+    which shows that the model can see the races it is about.
 Exits 77 (skipped) when spin or a C compiler is missing (`./run setup`
 installs spin)."""
 import os
@@ -49,7 +51,9 @@ def main(model, work):
     shutil.rmtree(work, ignore_errors=True)
 
     postponed = ["-DPOSTPONED", "-DMESSAGES=1"]
-    for name, defines in (("mail", []), ("postponed work", postponed)):
+    governed = ["-DGOVERNOR", "-DMESSAGES=1"]
+    for name, defines in (("mail", []), ("postponed work", postponed),
+                          ("a worker resting", governed)):
         report = verify(model, os.path.join(work, "implemented, " + name),
                         ["-DSLOT_CHECK", *defines])
         states = re.search(r"([0-9.e+]+) states, stored", report)
@@ -63,7 +67,9 @@ def main(model, work):
 
     for name, defines in (("the slot check", []),
                           ("the postponed check",
-                           ["-DSLOT_CHECK", "-DNO_POSTPONED_CHECK", *postponed])):
+                           ["-DSLOT_CHECK", "-DNO_POSTPONED_CHECK", *postponed]),
+                          ("the resting worker's wake-up",
+                           ["-DSLOT_CHECK", "-DNO_REST_WAKE", *governed])):
         report = verify(model, os.path.join(work, "without " + name), defines)
         print(f"without {name}: {errors(report)} errors")
         if errors(report) == 0 or "assertion violated" not in report:

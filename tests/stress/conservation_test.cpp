@@ -16,20 +16,6 @@
 
 namespace {
 
-// A token wanders between random actors until its hops run out; its route
-// is drawn from its own generator, so a failing run replays from its seed.
-struct token : tact::message {
-  std::uint64_t id = 0;
-  std::uint64_t hops_left = 0;
-  std::uint64_t rng = 0;
-  std::uint64_t next_random() {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-  }
-};
-
 struct stop_msg : tact::message {};
 
 // Along the ring each actor sends its successor a numbered stream.
@@ -43,7 +29,7 @@ struct peer : tact::actor {
   std::vector<tact::test::sequenced> outgoing;  // one message per link send, reused never
   std::uint64_t links_sent = 0;
 
-  tact::allocation receive(token& t) {
+  tact::allocation receive(tact::test::token& t) {
     ++tokens_handled;
     if (links_sent < links_to_send) {  // interleave ring traffic with tokens
       *successor | outgoing[links_sent];
@@ -99,7 +85,7 @@ TEST_CASE("millions of messages among thousands of actors are each received exac
       p.outgoing[s].seq = s;
     }
   }
-  std::vector<token> wandering(tokens);
+  std::vector<tact::test::token> wandering(tokens);
   for (std::uint64_t i = 0; i < tokens; ++i) {
     wandering[i].id = i;
     wandering[i].hops_left = hops;

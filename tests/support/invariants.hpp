@@ -50,6 +50,21 @@ inline std::ostream& operator<<(std::ostream& out, const conservation& c) {
   return out;
 }
 
+// A classic message that wanders between random actors until its hops
+// run out, for stress tests: its route is drawn from its own generator
+// (xorshift), so a failing run replays from its seed.
+struct token : message {
+  std::uint64_t id = 0;
+  std::uint64_t hops_left = 0;
+  std::uint64_t rng = 0;
+  std::uint64_t next_random() {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+  }
+};
+
 // A classic message numbered by its sender, for receivers that check
 // per-sender FIFO and duplicates (fifo_check).
 struct sequenced : message {

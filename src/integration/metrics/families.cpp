@@ -38,6 +38,8 @@ constexpr std::array<exported_counter, worker_stats_counters.size()> counters{{
      "Envelopes queued in the work queues stolen."},
     {&worker_stats::parks, "tact_parks_total", "Times a worker parked for lack of work."},
     {&worker_stats::wakeups, "tact_wakeups_total", "Times a parked worker was woken."},
+    {&worker_stats::rests, "tact_rests_total",
+     "Times a worker was stood down while message-bound work ran on fewer workers."},
     {&worker_stats::dead_letters, "tact_dead_letters_total",
      "Messages sent to, or delivered after, a finished actor."},
     {&worker_stats::messages_rejected, "tact_messages_rejected_total",
@@ -141,6 +143,13 @@ std::vector<prometheus::MetricFamily> families(const system_stats& s) {
                               prometheus::MetricType::Gauge));
   for (std::size_t i = 0; i < s.load.size(); ++i)
     parked.metric.emplace_back(sample(workers[i])).gauge.value = s.load[i].parked ? 1.0 : 0.0;
+
+  prometheus::MetricFamily& resting = out.emplace_back(
+      family("tact_worker_resting",
+             "1 while the worker is stood down, message-bound work running on fewer workers.",
+             prometheus::MetricType::Gauge));
+  for (std::size_t i = 0; i < s.load.size(); ++i)
+    resting.metric.emplace_back(sample(workers[i])).gauge.value = s.load[i].resting ? 1.0 : 0.0;
 
   out.emplace_back(family("tact_live_actors", "Classic actors made and not finished yet.",
                           prometheus::MetricType::Gauge))

@@ -1,0 +1,138 @@
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+
+namespace tact::detail {
+
+// How many pool workers should run, decided from the messages the
+// executor processes: all of them while the work gains from a second
+// core, fewer while it is message-bound and the cores only pass its
+// messages (and the actors' state) back and forth. Message-bound work can
+// run several times faster on one core than spread over two (each send to
+// a queue of the other worker moves the queue's lines between caches; see
+// docs/performance.md), and no placement rule can tell in advance which
+// work is which; so the governor measures, by hill climbing.
+//
+// Time is cut into epochs; at each epoch's end decide() gets the messages
+// processed in it and how long it lasted. Work below `least_messages` per
+// epoch's length is not message-bound (long behaviours, or little work):
+// while it lasts every worker runs, at once, and no other count is tried.
+// Above it, the governor holds its count for a while, then tries the
+// neighbouring count (one fewer, else one more; for more than two workers
+// the direction alternates after each failed try): `pairs` pairs of
+// epochs, one at the new count and one at the old, alternating, so that a
+// rate that drifts over the try (the work's phases, other processes)
+// weighs on both sides alike. It keeps the new count if its epochs' rate
+// beat the old's by `gain_fewer` (or `gain_more`), else goes back. Each
+// failed try doubles the hold, up to `hold_longest` epochs, so a steady
+// workload pays for a try (`pairs` epochs at the worse count) about once
+// per `hold_longest` epochs; a kept try, or a drop below the
+// message-bound rate, starts again from `hold_first`.
+//
+// Only the thread that holds the executor's adaptation turn calls it (see
+// executor::adapt_when_due): plain members.
+class governor {
+ public:
+  static constexpr std::uint32_t hold_first = 16;
+  static constexpr std::uint32_t hold_longest = 512;
+  static constexpr std::uint32_t pairs = 2;
+  // The rate a try must beat, over the old count's: by much to run on
+  // fewer workers, by little to run on more. A wrong try kept costs the
+  // work its parallelism in the first case (several times slower, for work
+  // that shares out), and at worst what the old count cost in the other.
+  static constexpr double gain_fewer = 1.25;
+  static constexpr double gain_more = 1.05;
+  // Work is message-bound at this many messages per epoch's length, or more.
+  static constexpr std::uint64_t least_messages = 32;
+
+  // `epoch`: the length the caller means its epochs to have.
+  governor(std::uint32_t workers, std::chrono::nanoseconds epoch) noexcept
+      : workers_{workers}, epoch_{epoch}, active_{workers} {}
+
+  std::uint32_t active() const noexcept { return active_; }
+
+  // The count of workers to run from now on, after an epoch that
+  // processed `messages` in `elapsed`.
+  std::uint32_t decide(std::uint64_t messages, std::chrono::nanoseconds elapsed) noexcept {
+    if (workers_ == 1) return 1;
+    if (!trying_) {
+      if (!message_bound(messages, elapsed)) {
+        active_ = workers_;
+        settle(hold_first);
+      } else if (--wait_ == 0) {
+        from_ = active_;
+        to_ = neighbour();
+        trying_ = true;
+        step_ = 0;
+        at_from_ = at_to_ = {};
+        active_ = to_;
+      }
+      return active_;
+    }
+    tally& arm = (step_ % 2 == 0) ? at_to_ : at_from_;
+    arm.messages += messages;
+    arm.time += elapsed;
+    if (++step_ < 2 * pairs) {
+      active_ = step_ % 2 == 0 ? to_ : from_;
+      return active_;
+    }
+    trying_ = false;
+    if (at_to_.rate() > at_from_.rate() * (to_ < from_ ? gain_fewer : gain_more)) {
+      active_ = to_;
+      settle(hold_first);
+    } else {
+      down_ = !down_;
+      settle(std::min(2 * hold_, hold_longest));
+    }
+    return active_;
+  }
+
+ private:
+  struct tally {
+    std::uint64_t messages = 0;
+    std::chrono::nanoseconds time{};
+    double rate() const noexcept {
+      return time.count() > 0 ? static_cast<double>(messages) / static_cast<double>(time.count())
+                              : 0.0;
+    }
+  };
+
+  // Enough messages to weigh, and at a rate that makes their cost matter
+  // beside the cost of passing them between cores. An epoch that lasted
+  // longer than meant (the workers were parked, or stuck) counts by its
+  // rate.
+  bool message_bound(std::uint64_t messages, std::chrono::nanoseconds elapsed) const noexcept {
+    return messages >= least_messages &&
+           static_cast<double>(messages) * static_cast<double>(epoch_.count()) >=
+               static_cast<double>(least_messages) * static_cast<double>(elapsed.count());
+  }
+  void settle(std::uint32_t hold) noexcept {
+    hold_ = hold;
+    wait_ = hold;
+  }
+  // The count to try: one fewer or one more, as the direction says while
+  // both are possible.
+  std::uint32_t neighbour() const noexcept {
+    if (active_ == 1) return 2;
+    if (active_ == workers_) return active_ - 1;
+    return down_ ? active_ - 1 : active_ + 1;
+  }
+
+  const std::uint32_t workers_;
+  const std::chrono::nanoseconds epoch_;
+  std::uint32_t active_;
+  std::uint32_t hold_ = hold_first;
+  std::uint32_t wait_ = hold_first;
+  bool down_ = true;
+  // A try: from_ to to_, step_ epochs into it, each arm's epochs summed.
+  bool trying_ = false;
+  std::uint32_t from_ = 0;
+  std::uint32_t to_ = 0;
+  std::uint32_t step_ = 0;
+  tally at_from_;
+  tally at_to_;
+};
+
+}  // namespace tact::detail

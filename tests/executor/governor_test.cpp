@@ -1,0 +1,147 @@
+// The governor's decisions, epoch by epoch, for workloads whose message
+// rate depends on the count of running workers in known ways.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "executor/governor.hpp"
+
+namespace {
+
+using tact::detail::governor;
+using namespace std::chrono_literals;
+
+// Runs `epochs` epochs of 1 ms each, in which `rate(active)` messages per
+// microsecond are processed, and returns the count of running workers
+// during each epoch.
+std::vector<std::uint32_t> run(governor& g, std::uint32_t epochs,
+                               const std::function<double(std::uint32_t)>& rate) {
+  std::vector<std::uint32_t> during;
+  for (std::uint32_t e = 0; e < epochs; ++e) {
+    const std::uint32_t active = g.active();
+    during.push_back(active);
+    const auto messages = static_cast<std::uint64_t>(rate(active) * 1000.0);
+    g.decide(messages, 1ms);
+  }
+  return during;
+}
+
+std::uint32_t epochs_at(const std::vector<std::uint32_t>& during, std::uint32_t active) {
+  std::uint32_t n = 0;
+  for (const std::uint32_t a : during) n += a == active ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("the governor starts with every worker") {
+  governor g{4, 1ms};
+  CHECK(g.active() == 4);
+  governor one{1, 1ms};
+  CHECK(one.decide(1'000'000, 1ms) == 1);
+}
+
+TEST_CASE("work that is not message-bound keeps every worker, and is never tried on fewer") {
+  governor g{2, 1ms};
+  // Long behaviours: one message per 100 microseconds.
+  const auto during = run(g, 2000, [](std::uint32_t) { return 0.01; });
+  CHECK(epochs_at(during, 2) == 2000);
+}
+
+TEST_CASE("message-bound work that runs faster on one worker moves there and stays") {
+  governor g{2, 1ms};
+  // Six times as fast on one worker (big, at two workers on a quiet machine).
+  const auto during = run(g, 4000, [](std::uint32_t a) { return a == 1 ? 60.0 : 10.0; });
+  // The first try comes after hold_first epochs at two, and is kept.
+  for (std::uint32_t e = 0; e < governor::hold_first; ++e) CHECK(during[e] == 2);
+  CHECK(during[governor::hold_first] == 1);
+  // Later tries of two workers fail, each doubling the hold: at most one
+  // epoch in fifty is spent at two workers after the first hundred.
+  const std::vector<std::uint32_t> later(during.begin() + 100, during.end());
+  CHECK(epochs_at(later, 2) * 50 < later.size());
+  // A try alternates: never two epochs in a row at two workers.
+  std::uint32_t longest_run_at_two = 0;
+  for (std::uint32_t e = 100, run_at_two = 0; e < during.size(); ++e) {
+    run_at_two = during[e] == 2 ? run_at_two + 1 : 0;
+    longest_run_at_two = std::max(longest_run_at_two, run_at_two);
+  }
+  CHECK(longest_run_at_two == 1);
+}
+
+TEST_CASE("work that runs faster on more workers keeps them all") {
+  governor g{2, 1ms};
+  const auto during = run(g, 4000, [](std::uint32_t a) { return a == 2 ? 20.0 : 10.0; });
+  CHECK(epochs_at(during, 2) * 100 > during.size() * 99);
+}
+
+TEST_CASE("fewer workers must gain much to be kept, more workers little") {
+  governor g{2, 1ms};
+  // 20% faster on one worker: short of gain_fewer.
+  auto during = run(g, 4000, [](std::uint32_t a) { return a == 1 ? 12.0 : 10.0; });
+  CHECK(epochs_at(during, 2) * 100 > during.size() * 99);
+  // On one worker, and two are 10% faster: worth it.
+  governor narrowed{2, 1ms};
+  run(narrowed, 200, [](std::uint32_t a) { return a == 1 ? 60.0 : 10.0; });
+  REQUIRE(narrowed.active() == 1);
+  during = run(narrowed, 2000, [](std::uint32_t a) { return a == 2 ? 11.0 : 10.0; });
+  CHECK(epochs_at(during, 2) * 10 > during.size() * 9);
+}
+
+TEST_CASE("a rate that drifts during a try weighs on both counts alike") {
+  governor g{2, 1ms};
+  // The same at both counts, but growing 3% per epoch, as a workload that
+  // is warming up: a try that compared a later stretch with an earlier one
+  // would see a gain of 25% in eight epochs.
+  std::uint32_t epoch = 0;
+  const auto during = run(g, 300, [&](std::uint32_t) { return 10.0 * (1.0 + 0.03 * epoch++); });
+  CHECK(epochs_at(during, 2) * 100 > during.size() * 95);
+  CHECK(during.back() == 2);
+}
+
+TEST_CASE("when the work stops being message-bound every worker runs again at once") {
+  governor g{2, 1ms};
+  run(g, 200, [](std::uint32_t a) { return a == 1 ? 60.0 : 10.0; });
+  REQUIRE(g.active() == 1);
+  // Workers stuck in long behaviours: the rate falls.
+  CHECK(g.decide(10, 1ms) == 2);
+  // And once it is message-bound again, the governor tries again soon.
+  const auto during =
+      run(g, 2 * governor::hold_first, [](std::uint32_t a) { return a == 1 ? 60.0 : 10.0; });
+  CHECK(during.back() == 1);
+}
+
+TEST_CASE("an epoch that lasted longer counts by its rate, not its messages") {
+  governor g{2, 1ms};
+  run(g, 200, [](std::uint32_t a) { return a == 1 ? 60.0 : 10.0; });
+  REQUIRE(g.active() == 1);
+  // More messages than one epoch needs, but over a long idle stretch: not
+  // message-bound.
+  CHECK(g.decide(1'000, 100ms) == 2);
+}
+
+TEST_CASE("with more workers the governor climbs to the best count, one step at a time") {
+  governor g{4, 1ms};
+  // Best at two workers.
+  const auto rate = [](std::uint32_t a) {
+    switch (a) {
+      case 1:
+        return 30.0;
+      case 2:
+        return 40.0;
+      case 3:
+        return 20.0;
+      default:
+        return 10.0;
+    }
+  };
+  const auto during = run(g, 6000, rate);
+  for (std::size_t e = 1; e < during.size(); ++e) {
+    const auto step = static_cast<int>(during[e]) - static_cast<int>(during[e - 1]);
+    CHECK((step >= -1 && step <= 1));
+  }
+  const std::vector<std::uint32_t> later(during.begin() + 1000, during.end());
+  CHECK(epochs_at(later, 2) * 10 > later.size() * 9);
+}
