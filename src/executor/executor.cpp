@@ -477,16 +477,21 @@ bool executor::register_covered(std::uint32_t worker, sleeper* w) noexcept {
   // comes before this load (we register on the new blocks) or after our
   // parker's `parking` store, which that wake then sees (see
   // set_active).
+  // Each registration also checks, under the queue's lock, that the count
+  // is still the one read here: else a registration made late, after the
+  // count changed and the queue's new sweeper registered, would overwrite
+  // that sweeper's, and this worker, giving up parking, would not sweep the
+  // queue again (spin found this with two changes of the count).
   bool registered = true;
-  for_each_covered(worker, active_.load(std::memory_order_seq_cst),
-                   [&](std::uint32_t first, std::uint32_t last) {
-                     for (std::uint32_t slot = first; slot < last && registered; ++slot) {
-                       // Null: the resting worker's own swap (it may not
-                       // have rested yet) is in flight. Look again.
-                       work_queue* q = ownership_[slot].load(std::memory_order_seq_cst);
-                       registered = q != nullptr && q->register_waiter(w, &ownership_[slot]);
-                     }
-                   });
+  const std::uint32_t active = active_.load(std::memory_order_seq_cst);
+  for_each_covered(worker, active, [&](std::uint32_t first, std::uint32_t last) {
+    for (std::uint32_t slot = first; slot < last && registered; ++slot) {
+      // Null: the resting worker's own swap (it may not have rested yet)
+      // is in flight. Look again.
+      work_queue* q = ownership_[slot].load(std::memory_order_seq_cst);
+      registered = q != nullptr && q->register_waiter(w, &ownership_[slot], &active_, active);
+    }
+  });
   return registered;
 }
 

@@ -47,7 +47,12 @@
  * null slot when it sweeps and giving up parking when it registers; a
  * wake-up that finds a worker resting is passed on to the worker covering
  * it (pool_worker::wake). The property then also says that no worker rests
- * whose index is below the count. The sender posts to the last worker's
+ * whose index is below the count. A registration on a covered queue is
+ * refused, under the queue's lock, if the count changed since the
+ * registering worker read it; with NO_COUNT_CHECK it is not, and with two
+ * changes spin finds mail stranded (a late covering registration
+ * overwrote the one the queue's own worker made once it ran again, and
+ * the late registrant, giving up parking, no longer covered it). The sender posts to the last worker's
  * queue only, where the races are (its worker may rest), which keeps the
  * search short. With NO_REST_WAKE a resting worker does not wake the
  * worker covering it: spin then finds mail stranded (the post woke the
@@ -284,7 +289,12 @@ sweep:
           if
           :: mail[q] > 0 -> ok = false
           :: mail[q] == 0 && slot[c] != q -> ok = false
+#ifndef NO_COUNT_CHECK
+          :: mail[q] == 0 && slot[c] == q && count != a -> ok = false
+          :: mail[q] == 0 && slot[c] == q && count == a -> waiter[q] = me
+#else
           :: mail[q] == 0 && slot[c] == q -> waiter[q] = me
+#endif
           fi
         }
      fi;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <new>
@@ -228,10 +229,21 @@ class work_queue {
   // lock the later one is the current owner's: a thief registers only
   // after its swap, and a worker whose lock section follows the thief's
   // (so follows the swap) sees the swap in its slot and is refused.
-  bool register_waiter(sleeper* w, const atomic<work_queue*>* slot) noexcept {
+  //
+  // `holds`, if given, must still read `held` under the lock: the
+  // executor's count of running workers, for a worker that registers on a
+  // resting worker's queue because that count made it the queue's
+  // sweeper (see executor::register_covered). The count may change while
+  // it registers, and the queue's new sweeper registers after the change:
+  // without the check a late registration would overwrite its, as a late
+  // owner's would a thief's above.
+  bool register_waiter(sleeper* w, const atomic<work_queue*>* slot,
+                       const std::atomic<std::uint32_t>* holds = nullptr,
+                       std::uint32_t held = 0) noexcept {
     std::lock_guard guard{lock_};
     if (!mailbox_.empty() || carried_ != 0) return false;
     if (slot != nullptr && slot->load(std::memory_order_seq_cst) != this) return false;
+    if (holds != nullptr && holds->load(std::memory_order_seq_cst) != held) return false;
     waiter_ = w;
     return true;
   }

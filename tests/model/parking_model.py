@@ -4,15 +4,16 @@ stealing, with spin: exhaustively, for two workers.
 
   parking_model.py MODEL WORK_DIR
 
-Six verifications, each a complete search of the model's state space:
+Eight verifications, each a complete search of the model's state space:
   * as implemented (SLOT_CHECK), against mail, with one message against
     work postponed for lack of memory, and with one message against the
-    governor standing a worker down (GOVERNOR): no error, no assertion
-    violated, no invalid end state;
+    governor standing a worker down (GOVERNOR), once and then back: no
+    error, no assertion violated, no invalid end state;
   * without the registration's slot check, without a parking worker's
-    look at the postponed flag, and without a resting worker's wake-up of
-    the worker covering it: spin must find the lost wake-up each time,
-    which shows that the model can see the races it is about.
+    look at the postponed flag, without a resting worker's wake-up of
+    the worker covering it, and without the covering registration's check
+    of the count: spin must find the lost wake-up each time, which shows
+    that the model can see the races it is about.
 Exits 77 (skipped) when spin or a C compiler is missing (`./run setup`
 installs spin)."""
 import os
@@ -52,8 +53,10 @@ def main(model, work):
 
     postponed = ["-DPOSTPONED", "-DMESSAGES=1"]
     governed = ["-DGOVERNOR", "-DMESSAGES=1"]
+    changed_back = [*governed, "-DCHANGES=2"]
     for name, defines in (("mail", []), ("postponed work", postponed),
-                          ("a worker resting", governed)):
+                          ("a worker resting", governed),
+                          ("a worker resting and running again", changed_back)):
         report = verify(model, os.path.join(work, "implemented, " + name),
                         ["-DSLOT_CHECK", *defines])
         states = re.search(r"([0-9.e+]+) states, stored", report)
@@ -69,7 +72,9 @@ def main(model, work):
                           ("the postponed check",
                            ["-DSLOT_CHECK", "-DNO_POSTPONED_CHECK", *postponed]),
                           ("the resting worker's wake-up",
-                           ["-DSLOT_CHECK", "-DNO_REST_WAKE", *governed])):
+                           ["-DSLOT_CHECK", "-DNO_REST_WAKE", *governed]),
+                          ("the covering registration's count check",
+                           ["-DSLOT_CHECK", "-DNO_COUNT_CHECK", *changed_back])):
         report = verify(model, os.path.join(work, "without " + name), defines)
         print(f"without {name}: {errors(report)} errors")
         if errors(report) == 0 or "assertion violated" not in report:
