@@ -197,7 +197,8 @@ bool pool_worker::sweep_one(work_queue& q) {
   return false;
 }
 
-// Parks (see parker), registered on every queue in our slots. A thief that
+// Parks (see parker), registered on every queue in our slots and in the
+// blocks we cover (see executor::register_covered). A thief that
 // swaps a queue into our slots while we register wakes us (see
 // thief::steal_from), so a queue we did not register for cannot strand its
 // mail.

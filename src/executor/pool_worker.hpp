@@ -16,7 +16,9 @@ namespace tact::detail {
 // queue without the lock, gulp it, process the batch locally (Cforall
 // thesis, "CFA Executor"). When its sweeps keep finding nothing it tries,
 // now and then, to steal a queue from another worker (see thief); after
-// enough empty sweeps it parks until a send wakes it.
+// enough empty sweeps it parks until a send wakes it. While the governor
+// stands it down it rests instead, and a running worker sweeps its block
+// as well as its own (see executor::for_each_covered).
 class pool_worker : public runner {
  public:
   // `victim_groups`: for steal_policy::locality (see victim_picker).
