@@ -102,13 +102,13 @@ inline constexpr std::chrono::microseconds stuck_worker{20};
 inline constexpr std::chrono::microseconds rescue_after{1'000};
 
 // How often the executor weighs how many workers should run
-// (system_config::adapt_every): an epoch of its governor. 0, off, for now:
-// a rare race lets await_quiescence() return with mail queued while the
-// governor changes the count (see docs/design.md, "Fewer workers for
-// message-bound work"). 1 ms is what docs/performance.md measured: shorter
-// follows changes of the work sooner; each try of another count costs two
-// epochs at that count, once per 512 epochs at most on a steady load.
-inline constexpr std::chrono::microseconds adapt_every{0};
+// (system_config::adapt_every): an epoch of its governor (see
+// docs/design.md, "Fewer workers for message-bound work"); 0 turns it
+// off. Shorter follows changes of the work sooner; each try of another
+// count costs two epochs at that count, once per 512 epochs at most on a
+// steady load. Long enough that an epoch holds thousands of messages, so
+// that its rate says something.
+inline constexpr std::chrono::microseconds adapt_every{1'000};
 
 // While some workers are busy, one parked worker wakes now and then to look
 // for queues stranded behind a busy worker (one blocked in a long

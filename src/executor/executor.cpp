@@ -526,9 +526,21 @@ void executor::adapt_when_due(std::chrono::steady_clock::time_point now) noexcep
 // consistent with a parking worker's `parking` store and its load of the
 // count in register_covered: it either registers with the new count or
 // is woken.
+//
+// All of it inside a pass (see quiescence): between the store and its
+// wake, a worker the count brings back still rests, counted parked,
+// while the worker that covered it already sees the new count and parks
+// registered on its own queues only. Mail posted to the resting worker's
+// queues then wakes nobody until our wake reaches it, and without the
+// pass every worker could count parked meanwhile (the caller itself may
+// be a resting worker, see pool_worker::rest): await_quiescence() would
+// return with that mail queued. Once the pass ends, every worker has
+// been woken and must park again to count.
 void executor::set_active(std::uint32_t active) noexcept {
+  quiescence_.pass_begins();
   active_.store(active, std::memory_order_seq_cst);
   for (pool_worker& w : workers_) w.wake();
+  quiescence_.pass_ends();
 }
 
 void executor::refuse_from_runner(const char* what) const {

@@ -238,9 +238,11 @@ class executor {
     return worker < active ? worker : worker % active;
   }
   // Calls f(first, last) for the ownership blocks that worker `worker`
-  // sweeps besides its own while `active` workers run.
+  // sweeps besides its own while `active` workers run: none if it rests
+  // itself (it may not know yet), or is not a pool worker.
   template <class F>
   void for_each_covered(std::uint32_t worker, std::uint32_t active, F&& f) const {
+    if (worker >= active) return;
     for (std::uint32_t w = worker + active; w < worker_count_; w += active) {
       const runner::block b = workers_[w].owned();
       f(b.first, b.last);

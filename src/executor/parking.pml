@@ -39,7 +39,8 @@
  *
  * With GOVERNOR, a governor process changes the count of running workers
  * CHANGES times (1 unless defined), up or down as it likes, as
- * executor::set_active does: the count, then a wake-up of every worker.
+ * executor::set_active does: a pass held, the count, then a wake-up of
+ * every worker.
  * A worker whose index is not below the count rests (pool_worker::rest:
  * parked as resting; in place of registering on queues, it wakes the
  * worker covering it); a running worker sweeps, and registers on, the slots of
@@ -52,7 +53,12 @@
  * registering worker read it; with NO_COUNT_CHECK it is not, and with two
  * changes spin finds mail stranded (a late covering registration
  * overwrote the one the queue's own worker made once it ran again, and
- * the late registrant, giving up parking, no longer covered it). The sender posts to the last worker's
+ * the late registrant, giving up parking, no longer covered it). A change
+ * of the count holds a pass (executor::set_active), so the observer does
+ * not count the system quiescent while one is in flight; with
+ * NO_CHANGE_PASS it does not, and with two changes spin finds a worker
+ * the count brought back still resting, its queue covered by nobody, while
+ * every worker counts parked. The sender posts to the last worker's
  * queue only, where the races are (its worker may rest), which keeps the
  * search short. With NO_REST_WAKE a resting worker does not wake the
  * worker covering it: spin then finds mail stranded (the post woke the
@@ -95,7 +101,7 @@ bool all_posted = false;
 bool postponed = false;  /* work kept for lack of memory waits */
 bool kept = false;       /* the keeper is done */
 byte count = WORKERS;   /* workers 0 .. count - 1 run (executor::active_workers) */
-bool governed = false;   /* the governor is done */
+bool changing = false;   /* a change of the count is in flight: the governor holds a pass */
 
 /* executor::covering */
 #define COVER(w) (w < count -> w : w % count)
@@ -125,8 +131,6 @@ init {
     run sender();
 #ifdef GOVERNOR
     run governor();
-#else
-    governed = true;
 #endif
 #ifdef POSTPONED
     run keeper();
@@ -159,20 +163,24 @@ proctype sender() {
   all_posted = true
 }
 
-/* executor::set_active: the count, then a wake-up of every worker. */
+/* executor::set_active: a pass held (quiescence::pass_begins), the count,
+   a wake-up of every worker, the pass ended. */
 proctype governor() {
   byte n = 0, w, x, prev;
   do
   :: n < CHANGES ->
+#ifndef NO_CHANGE_PASS
+     changing = true;
+#endif
      if
      :: count > 1 -> count--
      :: count < WORKERS -> count++
      fi;
      for (w : 0 .. WORKERS - 1) { wake(w) };
+     changing = false;
      n++
   :: else -> break
-  od;
-  governed = true
+  od
 }
 
 /* transactional::postponed_sends::keep -> executor::postponed_begins: the
@@ -304,6 +312,11 @@ sweep:
   a = 0;
   c = 0;
 #endif
+#ifdef GOVERNOR
+  if :: me >= count -> ok = false  /* the abort: stood down since the sweep; rests */
+     :: else -> skip
+  fi;
+#endif
 #if defined(POSTPONED) && !defined(NO_POSTPONED_CHECK)
   if :: postponed -> ok = false  /* parker::park's abort(), after the registration */
      :: else -> skip
@@ -364,5 +377,5 @@ end_rested:
 #endif
 proctype observer() {
 end_watch:
-  atomic { all_posted && kept && governed && ALL_PARKED -> assert(NO_MAIL && !postponed && RESTING_RIGHTLY) }
+  atomic { all_posted && kept && !changing && ALL_PARKED -> assert(NO_MAIL && !postponed && RESTING_RIGHTLY) }
 }

@@ -217,10 +217,15 @@ void pool_worker::park() {
   }
   // stop() sets `stopping` and then wakes every worker, and
   // postponed_begins() sets `postponed` and then wakes one: either we see
-  // the flag, or its wake() comes after our store of `parking`.
+  // the flag, or its wake() comes after our store of `parking`. So does
+  // set_active() with the count that stands us down: we rest instead.
   const parker::state parked = stealing_ ? parker::watching : parker::sleeping;
   if (!parker_.park([this] { return register_as_waiter(); },
-                    [this] { return owner().stopping() || owner().has_postponed(); }, parked))
+                    [this] {
+                      return owner().stopping() || owner().has_postponed() ||
+                             owner().resting(index(), std::memory_order_seq_cst);
+                    },
+                    parked))
     return;
   counters.parks.add();
   owner().quiet().parked();

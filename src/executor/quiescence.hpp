@@ -33,7 +33,9 @@ class quiescence {
   void unparked() noexcept { parked_.fetch_sub(1, std::memory_order_seq_cst); }
   bool all_parked() const noexcept { return parked_.load(std::memory_order_seq_cst) == workers_; }
 
-  // ---- guests, around each pass over the queues ----
+  // ---- guests, around each pass over the queues; and whatever must keep
+  // the system from counting quiescent meanwhile (work postponed for
+  // memory, a change of the count of running workers) ----
   void pass_begins() noexcept { passes_.fetch_add(1, std::memory_order_seq_cst); }
   void pass_ends() noexcept {
     if (passes_.fetch_sub(1, std::memory_order_seq_cst) == 1 && all_parked()) advance();

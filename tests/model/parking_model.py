@@ -4,15 +4,16 @@ stealing, with spin: exhaustively, for two workers.
 
   parking_model.py MODEL WORK_DIR
 
-Eight verifications, each a complete search of the model's state space:
+Nine verifications, each a complete search of the model's state space:
   * as implemented (SLOT_CHECK), against mail, with one message against
     work postponed for lack of memory, and with one message against the
     governor standing a worker down (GOVERNOR), once and then back: no
     error, no assertion violated, no invalid end state;
   * without the registration's slot check, without a parking worker's
     look at the postponed flag, without a resting worker's wake-up of
-    the worker covering it, and without the covering registration's check
-    of the count: spin must find the lost wake-up each time, which shows
+    the worker covering it, without the covering registration's check
+    of the count, and without the pass that a change of the count holds:
+    spin must find the lost wake-up each time, which shows
     that the model can see the races it is about.
 Exits 77 (skipped) when spin or a C compiler is missing (`./run setup`
 installs spin)."""
@@ -74,7 +75,9 @@ def main(model, work):
                           ("the resting worker's wake-up",
                            ["-DSLOT_CHECK", "-DNO_REST_WAKE", *governed]),
                           ("the covering registration's count check",
-                           ["-DSLOT_CHECK", "-DNO_COUNT_CHECK", *changed_back])):
+                           ["-DSLOT_CHECK", "-DNO_COUNT_CHECK", *changed_back]),
+                          ("the pass held by a change of the count",
+                           ["-DSLOT_CHECK", "-DNO_CHANGE_PASS", *changed_back])):
         report = verify(model, os.path.join(work, "without " + name), defines)
         print(f"without {name}: {errors(report)} errors")
         if errors(report) == 0 or "assertion violated" not in report:
