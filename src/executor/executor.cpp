@@ -537,6 +537,8 @@ void executor::adapt_when_due(std::chrono::steady_clock::time_point now) noexcep
 // return with that mail queued. Once the pass ends, every worker has
 // been woken and must park again to count.
 void executor::set_active(std::uint32_t active) noexcept {
+  TACT_ASSERT(active >= 1 && active <= worker_count_ && config_.adapt_every.count() > 0,
+              "a count of running workers between 1 and the workers, with the governor on");
   quiescence_.pass_begins();
   active_.store(active, std::memory_order_seq_cst);
   for (pool_worker& w : workers_) w.wake();

@@ -261,6 +261,11 @@ class executor {
   // comes first, the governor weighs the epoch just ended and the count of
   // running workers changes if it says so.
   void adapt_when_due(std::chrono::steady_clock::time_point now) noexcept;
+  // Runs workers 0 .. active - 1 from now on, the others rest: what the
+  // governor decides (tests also set a count, with epochs too long for it
+  // to decide meanwhile). @pre 1 <= active <= worker_count(), and the
+  // governor is on (system_config::adapt_every).
+  void set_active(std::uint32_t active) noexcept;
 
   // Drops what is queued in queue `index` (a sponsor's, released), handing
   // it to the actor models' discard handlers; returns how many envelopes.
@@ -286,7 +291,6 @@ class executor {
     }
   };
   void discard_late(std::uint32_t queue) noexcept;
-  void set_active(std::uint32_t active) noexcept;
   void start_worker(std::uint32_t index);
   void refuse_from_runner(const char* what) const;
   // Classic actors created and neither finished nor destroyed since; the

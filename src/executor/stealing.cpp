@@ -115,26 +115,41 @@ std::optional<std::uint32_t> thief::worth_stealing(const pool_worker& victim) no
 // and a queue the victim is processing (being_processed) is neither taken
 // nor, if taken anyway after a stale read, run twice at once (see
 // pool_worker::sweep). The victim's fast path reads its own slots only.
+//
+// The blocks a stuck worker covers for resting workers (see
+// executor::for_each_covered) wait for it as much as its own: they are
+// looked at too, and the swap wakes nobody (the victim runs, and the
+// resting worker is not to run). A covered slot may be null while the
+// worker that rests swaps in its last moments as a thief: skipped.
 std::uint32_t thief::rescue() {
   std::uint32_t taken = 0;
+  bool nothing_to_give = false;
   const std::uint32_t workers = owner_.worker_count();
-  for (std::uint32_t w = 0; w < workers; ++w) {
+  const std::uint32_t active = owner_.active_workers();
+  for (std::uint32_t w = 0; w < workers && !nothing_to_give; ++w) {
     if (w == self_.index()) continue;
     pool_worker& victim = owner_.worker_at(w);
     if (victim.parked_state() != parker::running || !stuck(victim, defaults::rescue_after))
       continue;
-    for (std::uint32_t slot = victim.owned().first; slot < victim.owned().last; ++slot) {
-      const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
-      if (q == nullptr || q->looks_empty() || q->being_processed()) continue;
-      // What we give must not be work: it would be stranded in turn.
-      const std::optional<std::uint32_t> ours = idle_slot_to_give();
-      if (!ours) return taken;
-      self_.counters.steal_attempts.add();
-      if (take(victim, slot, *ours)) {
-        ++taken;
-        self_.counters.rescues.add();
+    const auto rescue_block = [&](std::uint32_t first, std::uint32_t last) {
+      for (std::uint32_t slot = first; slot < last && !nothing_to_give; ++slot) {
+        const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
+        if (q == nullptr || q->looks_empty() || q->being_processed()) continue;
+        // What we give must not be work: it would be stranded in turn.
+        const std::optional<std::uint32_t> ours = idle_slot_to_give();
+        if (!ours) {
+          nothing_to_give = true;
+          return;
+        }
+        self_.counters.steal_attempts.add();
+        if (take(victim, slot, *ours)) {
+          ++taken;
+          self_.counters.rescues.add();
+        }
       }
-    }
+    };
+    rescue_block(victim.owned().first, victim.owned().last);
+    owner_.for_each_covered(w, active, rescue_block);
   }
   return taken;
 }

@@ -34,8 +34,9 @@ class thief {
   std::optional<std::uint32_t> find_stranded_work() noexcept;
   // A busy worker's look at the others: from each one that is awake but
   // has not started a sweep for defaults::rescue_after, takes every queue
-  // with mail that nobody processes, while it has an idle queue of its own
-  // to give in exchange. Returns how many it took.
+  // with mail that nobody processes, in its block and in the blocks it
+  // covers for resting workers, while it has an idle queue of its own to
+  // give in exchange. Returns how many it took.
   std::uint32_t rescue();
 
   // Any thread: when this thief last tried to steal (steady clock ticks),

@@ -16,6 +16,7 @@
 
 #include <tact/tact.hpp>
 
+#include "executor/executor.hpp"
 #include "support/test_support.hpp"
 
 namespace {
@@ -302,6 +303,15 @@ struct stopped_worker {
 
 struct spin : tact::message {};
 
+// Notes the thread of the worker that runs it.
+struct thread_noter : tact::actor {
+  std::atomic<pid_t> thread{0};
+  tact::allocation receive(prepare&) {
+    thread.store(static_cast<pid_t>(syscall(SYS_gettid)), std::memory_order_release);
+    return Nodelete;
+  }
+};
+
 // Keeps its worker busy, one message to itself after another, until the
 // witness has all its mail or `most` messages have run: its worker never
 // has an empty sweep, so it never steals as an idle worker does.
@@ -365,5 +375,54 @@ TEST_CASE("mail on a worker whose thread does not run is taken by a busy worker"
   CHECK(f.ran_elsewhere() == static_cast<std::ptrdiff_t>(count));
   CHECK(f.system.stats().total.rescues >= 1);
   s | tact::delete_msg;
+}
+
+// Three workers, two running: worker 2 rests, and worker 0 sweeps its
+// queues. Worker 0's thread stands still; worker 1 is busy. The resting
+// worker's mail is stranded behind worker 0 as its own would be, and is
+// rescued the same way.
+TEST_CASE("mail on a resting worker's queues is taken by a busy worker when their coverer stands still") {
+  struct sigaction before{};
+  struct sigaction action{};
+  action.sa_handler = stand_still;
+  sigemptyset(&action.sa_mask);
+  REQUIRE(sigaction(SIGUSR1, &action, &before) == 0);
+  // Epochs far longer than the test: the governor keeps the count set here.
+  tact::actor_system system{
+      {.workers = 3, .idle_yields = 200'000, .adapt_every = std::chrono::hours{1}}};
+  auto& noter = system.spawn_at<thread_noter>(tact::on_worker(0));
+  prepare p;
+  noter | p;
+  while (noter.thread.load(std::memory_order_acquire) == 0) std::this_thread::yield();
+  const pid_t stopped = noter.thread.load();
+  auto& w = system.spawn_at<witness>(tact::on_worker(2));
+  tact::detail::executor_of(system).set_active(2);
+  while (!system.stats().load[2].resting) std::this_thread::yield();
+
+  held = false;
+  holding = true;
+  REQUIRE(syscall(SYS_tgkill, getpid(), stopped, SIGUSR1) == 0);
+  while (!held) std::this_thread::yield();
+  auto& s = system.spawn_at<spinner>(tact::on_worker(1));
+  const std::size_t count = 100;
+  s.watched = &w;
+  s.expected = count;
+  s.most = 50'000'000;  // a count, not a time, as above
+  s | s.next;
+  while (!s.started.load(std::memory_order_acquire)) std::this_thread::yield();
+  std::vector<ran> mail(count);
+  for (ran& m : mail) w | m;
+  while (!s.over.load(std::memory_order_acquire)) std::this_thread::yield();
+  holding = false;
+  system.await_quiescence();
+
+  CHECK(s.witness_done);
+  CHECK(std::count(w.threads.begin(), w.threads.end(), stopped) == 0);
+  CHECK(system.stats().total.rescues >= 1);
+  for (tact::actor* a : {static_cast<tact::actor*>(&noter), static_cast<tact::actor*>(&w),
+                         static_cast<tact::actor*>(&s)})
+    *a | tact::delete_msg;
+  system.stop();
+  sigaction(SIGUSR1, &before, nullptr);
 }
 #endif
