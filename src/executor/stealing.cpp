@@ -118,9 +118,15 @@ std::optional<std::uint32_t> thief::worth_stealing(const pool_worker& victim) no
 //
 // The blocks a stuck worker covers for resting workers (see
 // executor::for_each_covered) wait for it as much as its own: they are
-// looked at too, and the swap wakes nobody (the victim runs, and the
-// resting worker is not to run). A covered slot may be null while the
-// worker that rests swaps in its last moments as a thief: skipped.
+// looked at too. The count may have changed since we read it: the block's
+// own worker may be running again and parking, or another worker cover
+// it, registered on what the slot held before our swap. So the block's
+// worker is woken as take() wakes the victim, unless it runs: a wake that
+// finds it resting goes on to whoever covers it now (pool_worker::wake),
+// who registers again. Sequentially consistent as there: a worker we see
+// running parks, if at all, after our swap and sees our queue. A covered
+// slot may be null while the worker that rests swaps in its last moments
+// as a thief: skipped.
 std::uint32_t thief::rescue() {
   std::uint32_t taken = 0;
   bool nothing_to_give = false;
@@ -142,10 +148,11 @@ std::uint32_t thief::rescue() {
           return;
         }
         self_.counters.steal_attempts.add();
-        if (take(victim, slot, *ours)) {
-          ++taken;
-          self_.counters.rescues.add();
-        }
+        if (!take(victim, slot, *ours)) continue;
+        ++taken;
+        self_.counters.rescues.add();
+        pool_worker& home = owner_.worker_at(owner_.home_worker(slot));
+        if (&home != &victim && home.parked_state() != parker::running) home.wake();
       }
     };
     rescue_block(victim.owned().first, victim.owned().last);

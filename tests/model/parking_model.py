@@ -4,7 +4,8 @@ stealing, with spin: exhaustively, for two workers.
 
   parking_model.py MODEL WORK_DIR
 
-Nine verifications, each a complete search of the model's state space:
+Nine verifications, two at a time, each a complete search of the model's
+state space:
   * as implemented (SLOT_CHECK), against mail, with one message against
     work postponed for lack of memory, and with one message against the
     governor standing a worker down (GOVERNOR), once and then back: no
@@ -17,6 +18,7 @@ Nine verifications, each a complete search of the model's state space:
     that the model can see the races it is about.
 Exits 77 (skipped) when spin or a C compiler is missing (`./run setup`
 installs spin)."""
+import concurrent.futures
 import os
 import re
 import shutil
@@ -55,11 +57,30 @@ def main(model, work):
     postponed = ["-DPOSTPONED", "-DMESSAGES=1"]
     governed = ["-DGOVERNOR", "-DMESSAGES=1"]
     changed_back = [*governed, "-DCHANGES=2"]
-    for name, defines in (("mail", []), ("postponed work", postponed),
-                          ("a worker resting", governed),
-                          ("a worker resting and running again", changed_back)):
-        report = verify(model, os.path.join(work, "implemented, " + name),
-                        ["-DSLOT_CHECK", *defines])
+    implemented = [(name, ["-DSLOT_CHECK", *defines]) for name, defines in (
+        ("mail", []), ("postponed work", postponed), ("a worker resting", governed),
+        ("a worker resting and running again", changed_back))]
+    weakened = [
+        ("the slot check", []),
+        ("the postponed check", ["-DSLOT_CHECK", "-DNO_POSTPONED_CHECK", *postponed]),
+        ("the resting worker's wake-up", ["-DSLOT_CHECK", "-DNO_REST_WAKE", *governed]),
+        ("the covering registration's count check",
+         ["-DSLOT_CHECK", "-DNO_COUNT_CHECK", *changed_back]),
+        ("the pass held by a change of the count",
+         ["-DSLOT_CHECK", "-DNO_CHANGE_PASS", *changed_back])]
+
+    # Two at a time (each search runs on one core): the longest, the last
+    # implemented one, starts first and the others run beside it.
+    runs = [("implemented, " + name, defines) for name, defines in implemented]
+    runs += [("without " + name, defines) for name, defines in weakened]
+    longest = runs[len(implemented) - 1][0]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        started = {title: pool.submit(verify, model, os.path.join(work, title), defines)
+                   for title, defines in sorted(runs, key=lambda run: run[0] != longest)}
+        reports = {title: started[title].result() for title, _ in runs}
+
+    for name, _ in implemented:
+        report = reports["implemented, " + name]
         states = re.search(r"([0-9.e+]+) states, stored", report)
         print(f"as implemented, {name}: {errors(report)} errors, "
               f"{states.group(1) if states else '?'} states")
@@ -69,16 +90,8 @@ def main(model, work):
                   if errors(report) else "FAILED: the search did not complete")
             return 1
 
-    for name, defines in (("the slot check", []),
-                          ("the postponed check",
-                           ["-DSLOT_CHECK", "-DNO_POSTPONED_CHECK", *postponed]),
-                          ("the resting worker's wake-up",
-                           ["-DSLOT_CHECK", "-DNO_REST_WAKE", *governed]),
-                          ("the covering registration's count check",
-                           ["-DSLOT_CHECK", "-DNO_COUNT_CHECK", *changed_back]),
-                          ("the pass held by a change of the count",
-                           ["-DSLOT_CHECK", "-DNO_CHANGE_PASS", *changed_back])):
-        report = verify(model, os.path.join(work, "without " + name), defines)
+    for name, _ in weakened:
+        report = reports["without " + name]
         print(f"without {name}: {errors(report)} errors")
         if errors(report) == 0 or "assertion violated" not in report:
             print(report)
