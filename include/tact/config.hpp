@@ -63,8 +63,8 @@ struct system_config {
   // many workers run: while work is message-bound and runs faster on
   // fewer cores, the others rest and their queues are swept by the
   // workers that run (see docs/performance.md, "Fewer workers for
-  // message-bound work"). 0: every worker always runs; the default for
-  // now (see defaults::adapt_every). Needs stealing.
+  // message-bound work"). 0: every worker always runs. Needs stealing and
+  // two workers or more.
   std::chrono::nanoseconds adapt_every = defaults::adapt_every;
 
   // Binds worker i to one processing unit of the machine (one per core
