@@ -61,6 +61,13 @@ inline constexpr std::uint32_t claim_batch_most = 8;
 // hop, a burst many, and a burst's consumer should run beside it.
 inline constexpr std::uint32_t claim_joins = 16;
 
+// The longest batch that a worker running alone (the governor stood the
+// others down) lets other queues' messages join (docs/design.md, "Kept
+// queues"): such a batch cannot be cut short at the gulp budget, only
+// stop taking more, so this bounds how far a turn overshoots its budget
+// (a few tens of microseconds of small messages).
+inline constexpr std::uint32_t solo_batch_most = 4096;
+
 // Empty sweeps over its queues a worker spins (with a pause instruction)
 // and then yields, before it parks until a send wakes it.
 inline constexpr std::uint32_t idle_spins = 2000;

@@ -20,7 +20,9 @@ struct worker_stats {
   // Envelopes run, poison pills and behaviours that threw included.
   std::uint64_t messages_processed = 0;
   // Batches begun: a queue's mailbox gulped, or a queue claimed (see
-  // claims), whose batch may hold only local sends.
+  // claims), whose batch may hold only local sends; and mailboxes taken
+  // into the batch in hand by a worker running alone (docs/design.md,
+  // "Kept queues").
   std::uint64_t gulps = 0;
   // Messages taken from mailboxes by gulps. An envelope run came into its
   // batch one way, counted once: gulped, or a local send.

@@ -102,6 +102,8 @@ executor::executor(const system_config& config, actor_system& owner,
               [&](std::size_t) { return padded<work_queue>{config_.copy_queue_floor}; }},
       ownership_{queue_count_,
                  [&](std::size_t i) { return std::atomic<work_queue*>{&queues_[i]}; }},
+      slot_of_{queue_count_,
+               [](std::size_t i) { return std::atomic<std::uint32_t>{static_cast<std::uint32_t>(i)}; }},
       workers_{plan != nullptr ? 0 : worker_count_,
                [&](std::size_t i) {
                  const auto w = static_cast<std::uint32_t>(i);
@@ -493,6 +495,12 @@ bool executor::register_covered(std::uint32_t worker, sleeper* w) noexcept {
     }
   });
   return registered;
+}
+
+bool executor::others_rest() const noexcept {
+  for (std::uint32_t w = 1; w < worker_count_; ++w)
+    if (workers_[w].parked_state() != parker::resting) return false;
+  return true;
 }
 
 void executor::wake_covering(std::uint32_t worker) noexcept {

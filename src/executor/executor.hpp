@@ -199,6 +199,17 @@ class executor {
     return *ownership_[slot].load(std::memory_order_relaxed);
   }
   work_queue& queue_at(std::uint32_t index) noexcept { return queues_[index]; }
+  // The slot that holds queue `index`: its own until stealing moves it,
+  // then the one the last swap put it in (see thief::take). A hint, for
+  // whom a claim would take a queue from: two swaps of one queue at once
+  // may leave it naming the earlier slot, and a reader checks that the
+  // slot holds the queue. @pre index < queue_count().
+  std::uint32_t slot_hint(std::uint32_t index) const noexcept {
+    return slot_of_[index].load(std::memory_order_relaxed);
+  }
+  void moved(const work_queue& q, std::uint32_t slot) noexcept {
+    slot_of_[index_of(q)].store(slot, std::memory_order_relaxed);
+  }
   // The worker whose block holds slot `index` (and so holds queue `index`
   // until stealing moves it): the inverse of the blocks' split.
   // @pre index < queue_count().
@@ -233,6 +244,14 @@ class executor {
                std::memory_order order = std::memory_order_relaxed) const noexcept {
     return worker >= active_workers(order);
   }
+  // Whether pool worker `worker` runs alone: the governor has stood every
+  // other worker down, and they all rest (a hint, as the count is). Its
+  // turns then take all the queues it sweeps into one batch (see
+  // runner::absorb_all). Not before the others rest: one that finishes
+  // its last batch still sends to the queues it would take.
+  bool solo(std::uint32_t worker) const noexcept {
+    return worker == 0 && worker_count_ > 1 && active_workers() == 1 && others_rest();
+  }
   std::uint32_t covering(std::uint32_t worker) const noexcept {
     const std::uint32_t active = active_workers();
     return worker < active ? worker : worker % active;
@@ -256,6 +275,7 @@ class executor {
   // meant for the resting one (a thief gave it a queue, or mail came to a
   // queue it registered on before it rested) is passed on.
   void wake_covering(std::uint32_t worker) noexcept;
+  bool others_rest() const noexcept;
   // Called by running pool workers now and then (see
   // pool_worker::rescue_when_due): once per adapt_every, by whichever
   // comes first, the governor weighs the epoch just ended and the count of
@@ -329,6 +349,7 @@ class executor {
   // The master array: the workers' queues, then one per sponsor.
   fixed_array<padded<work_queue>> queues_;
   fixed_array<atomic<work_queue*>> ownership_;  // the thesis's worker_queues
+  fixed_array<std::atomic<std::uint32_t>> slot_of_;  // per queue, see slot_hint()
   fixed_array<padded<pool_worker>> workers_;    // none for a deterministic executor
   lending lending_;
   std::unique_ptr<stepper> stepper_;

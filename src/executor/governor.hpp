@@ -35,7 +35,10 @@ namespace tact::detail {
 // executor::adapt_when_due): plain members.
 class governor {
  public:
-  static constexpr std::uint32_t hold_first = 16;
+  // Short: a program whose work runs twice as fast on fewer workers
+  // loses half of every epoch it waits at the wrong count, and a try that
+  // fails costs two epochs and doubles the next wait.
+  static constexpr std::uint32_t hold_first = 4;
   static constexpr std::uint32_t hold_longest = 512;
   static constexpr std::uint32_t pairs = 2;
   // The rate a try must beat, over the old count's: by much to run on

@@ -47,11 +47,40 @@ struct held_queue {
 
   work_queue* queue = nullptr;
   std::uint32_t index = 0;
+  // Queues held along with `queue`: those a batch kept or claimed when a
+  // behaviour of it that had merged kept queues' messages waited (see
+  // runner::merge). What they hold is taken into `batch` too, and they go
+  // with `queue`.
+  std::vector<work_queue*> also;
+  std::size_t also_next = 0;     // the one whose mail is taken in next, after queue's
   copy_queue batch;              // what is left to run, in order
   std::vector<busy_actor> busy;  // in no order
   // Where each busy actor is in `busy`: every message drained is looked up,
   // and thousands of a queue's actors may wait at once.
   std::unordered_map<const void*, std::size_t> where;
+
+  // Takes what comes next into the drained batch: the mail of `queue`,
+  // else of the first of `also`, round robin from also_next, that has
+  // some; a claimed batch that one of `also` still holds comes before its
+  // mail. False if there was none (by unlocked looks). `gulped`: how many
+  // of the envelopes taken came from mailboxes, not counted before.
+  // @pre batch is empty.
+  bool take_next(std::uint32_t& gulped) noexcept {
+    if (!queue->looks_empty())
+      if ((gulped = queue->regulp(batch)) != 0) return true;
+    for (std::size_t n = 0; n < also.size(); ++n) {
+      work_queue& q = *also[also_next];
+      also_next = also_next + 1 == also.size() ? 0 : also_next + 1;
+      if (!q.batch().empty()) {
+        batch.swap(q.batch());
+        gulped = q.take_fresh();
+        return true;
+      }
+      if (q.looks_empty()) continue;
+      if ((gulped = q.regulp(batch)) != 0) return true;
+    }
+    return false;
+  }
 
   busy_actor* find(const void* target) noexcept {
     if (busy.empty()) return nullptr;

@@ -59,9 +59,15 @@ void pool_worker::loop() {
     // sleep (not at every idle spin: memory comes back on its own time).
     if (idle_sweeps == 0 && owner().has_postponed()) [[unlikely]]
       worked = owner().retry_postponed();
-    // Stood down by the governor: rests once nothing of its own is left
-    // to finish (claims, suspended behaviours, which only it can run).
-    if (owner().resting(index()) && !busy() && !has_claims()) [[unlikely]] {
+    // Stood down by the governor: rests once no behaviour of its own waits
+    // (only it can run those). A conversation it runs, which always has
+    // its next claim pending, goes to the worker covering it: the claims
+    // go back to their queues, where that worker's sweep finds them.
+    // Without that, a worker that carries a conversation would never
+    // rest, and the count the governor weighs would not be the one that
+    // runs.
+    if (owner().resting(index()) && !busy()) [[unlikely]] {
+      release_claims();
       rest();
       idle_sweeps = 0;
       next_steal = first_try;

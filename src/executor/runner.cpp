@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <utility>
 
 #include <tact/defaults.hpp>
@@ -20,7 +21,10 @@ runner::runner(executor& owner, std::uint32_t index, block owned, fiber_loop loo
       local_batch_{owner.config().local_batch},
       gulp_budget_{owner.config().gulp_budget},
       owned_{owned},
-      kept_at_{std::make_unique<std::uint8_t[]>(owner.queue_count() + owner.config().sponsors)},
+      kept_at_{std::make_unique<std::uint32_t[]>(owner.queue_count() + owner.config().sponsors)},
+      held_along_{std::make_unique<std::uint8_t[]>(owner.queue_count() + owner.config().sponsors)},
+      queues_{static_cast<const padded<work_queue>*>(&owner.queue_at(0))},
+      kept_{std::make_unique<kept_queue[]>(owner.queue_count())},
       loop_{loop},
       suspensions_{loop != nullptr
                        ? std::make_unique<suspensions>(owner.config().fiber_stack_size, *this)
@@ -102,7 +106,7 @@ bool runner::register_as_waiter() noexcept {
 }
 
 void runner::count_appended() noexcept {
-  const std::uint32_t appended = budget_start_ - budget_;
+  const std::uint32_t appended = budget_start_ - budget_ + std::exchange(merged_, 0);
   counters.local_sends.add(appended);
   counters.messages_sent.add(appended);
 }
@@ -174,13 +178,15 @@ inline void runner::start_batch(work_queue& q, std::uint32_t index, std::uint32_
   if (claims_on_) batch_serial_ = ++serial_;
   claim_tried_ = false;
   conversed_ = false;
+  foreign_ = false;
+  merging_ = claims_on_;
 }
 
 inline void runner::end_batch(work_queue& q, std::uint32_t index) noexcept {
   current_ = nullptr;
   current_index_ = no_queue;
   count_appended();
-  if (conversed_ && kept_count_ < kept_most)
+  if (conversed_)
     keep(q, index);
   else
     q.finish();
@@ -190,7 +196,7 @@ inline void runner::end_batch(work_queue& q, std::uint32_t index) noexcept {
 // leaves them to be the batch in hand. Field by field, as in unkeep().
 inline void runner::keep_instead(work_queue& q, std::uint32_t index,
                                  std::uint32_t instead) noexcept {
-  const std::uint8_t at = kept_at_[instead];
+  const std::uint32_t at = kept_at_[instead];
   kept_at_[instead] = 0;
   q.batch().recycle();
   kept_[at - 1].queue = &q;
@@ -214,9 +220,15 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
   work_queue* q = &first;
   std::uint32_t index = first_index;
   begin_batch(*q, index);
+  solo_ = claims_on_ && owner_.solo(index_);
+  if (solo_) [[unlikely]]
+    absorb_all(*q);
   std::uint64_t processed = 0;
   std::uint64_t batch_began = 0;  // processed when the batch in hand began
   bool paused = false;
+  // The budget was spent in a batch that merged: it runs to its end (see
+  // below), and then the turn is over.
+  bool draining = false;
   cut_ = false;
   for (;;) {
     copy_queue& batch = q->batch();
@@ -232,12 +244,26 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
       void* const message = next.message;
       batch.drop_front();
       running_target_ = target;
-      // Claims come from a batch's last envelope, in a short batch.
-      at_last_ = batch.empty() && processed - batch_began < defaults::claim_batch_most;
+      // Claims come from a batch's last envelope, in a short batch, or in
+      // one that merged: a conversation, however long it has run (its
+      // batch holds one or two envelopes at a time, see merge()).
+      at_last_ = batch.empty() &&
+                 (processed - batch_began < defaults::claim_batch_most || foreign_);
       run(target, message);
       ++processed;
       // (A behaviour that waited took the batch to the held queue: empty.)
-      if (!batch.empty() && (processed >= most || enough(processed))) [[unlikely]] {
+      if (!batch.empty() && !draining && (processed >= most || enough(processed))) [[unlikely]] {
+        if (foreign_) {
+          // Envelopes of kept queues' actors may be in it: left for q's
+          // next gulp, they would run while their own queues are let go
+          // (see merge()). It takes no more sends, so what it holds now
+          // is all that is left to run.
+          merging_ = false;
+          budget_start_ -= budget_;  // what was appended stays counted
+          budget_ = 0;
+          draining = true;
+          continue;
+        }
         post_outbox();  // before the batch's actors may run elsewhere
         if (sleeper* parked = q->pause()) parked->wake();
         counters.batches_given_back.add();
@@ -256,6 +282,11 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
     if (hop_.queue != nullptr && (paused || claims_count_ != 0)) hop_to_claim();
     if (paused || resumed_) break;
     const bool hop = hop_.queue != nullptr;
+    if (draining) {
+      if (hop) hop_to_claim();
+      cut_ = true;
+      break;
+    }
     if (!hop) {
       if (claims_count_ != 1) break;
       if (const claim& c = claims_[claims_first_]; c.serial != batch_serial_ || c.queue == nullptr)
@@ -292,6 +323,8 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
   TACT_ASSERT(hop_.queue == nullptr, "a hop is handed over or made a claim within its batch");
   TACT_ASSERT(!sends_held_, "a batch ends with its outbox posted");
   outbox_open_ = false;
+  merging_ = false;
+  solo_ = false;
   batch_serial_ = 0;
   if (paused && has_claims()) release_claims();
   // A behaviour waited (see suspend()): the rest of the batch went to the
@@ -422,7 +455,32 @@ runner::claim runner::take_oldest_claim() noexcept {
 void runner::keep(work_queue& q, std::uint32_t index) noexcept {
   q.batch().recycle();
   kept_[kept_count_++] = {&q, index};
-  kept_at_[index] = static_cast<std::uint8_t>(kept_count_);
+  kept_at_[index] = kept_count_;
+}
+
+void runner::absorb_all(const work_queue& in_hand) noexcept {
+  copy_queue& batch = current_->batch();
+  const auto absorb = [&](std::uint32_t first, std::uint32_t last) {
+    for (std::uint32_t slot = first; slot < last; ++slot) {
+      // A null slot: a thief's swap in flight (a worker just stood down).
+      work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
+      if (q == nullptr || q == &in_hand || q->being_processed() ||
+          batch.size() + q->queued() > defaults::solo_batch_most)
+        continue;
+      const std::uint32_t index = owner_.index_of(*q);
+      if (kept(index)) continue;
+      const std::optional<std::uint32_t> taken = q->absorb(batch);
+      if (!taken) continue;
+      keep(*q, index);
+      if (*taken != 0) {
+        foreign_ = true;
+        counters.gulps.add();
+        counters.gulped_messages.add(*taken);
+      }
+    }
+  };
+  absorb(owned_.first, owned_.last);
+  owner_.for_each_covered(index_, owner_.active_workers(), absorb);
 }
 
 void runner::unkeep(std::uint32_t index) noexcept {
@@ -435,7 +493,7 @@ void runner::unkeep(std::uint32_t index) noexcept {
     const std::uint32_t moved = last.index;
     kept_[at].queue = last.queue;
     kept_[at].index = moved;
-    kept_at_[moved] = static_cast<std::uint8_t>(at + 1);
+    kept_at_[moved] = at + 1;
   }
   --kept_count_;
 }
@@ -462,19 +520,15 @@ void runner::finish_kept() noexcept {
   kept_count_ = 0;
 }
 
-// A queue still in the slot of its index, as most are, belongs to the
-// worker whose block holds that slot, or to the one covering it while that
-// worker rests. One that stealing moved is ours if
-// one of our slots holds it; else its owner is not known without a scan
-// of every block, and it counts as another busy worker's
+// A queue belongs to the worker whose block holds its slot (see
+// executor::slot_hint), or to the one covering it while that worker
+// rests. A hint that no longer names the queue's slot (a swap in flight)
+// leaves its owner unknown: another busy worker's, as far as claims go
 // (work_queue::claim then asks whether its owner is parked on it).
 runner::holder runner::holder_of(const work_queue& q, std::uint32_t index) const noexcept {
-  if (owner_.slot(index).load(std::memory_order_relaxed) != &q) {
-    for (std::uint32_t slot = owned_.first; slot < owned_.last; ++slot)
-      if (owner_.slot(slot).load(std::memory_order_relaxed) == &q) return holder::us;
-    return holder::other_busy;
-  }
-  const std::uint32_t home = owner_.covering(owner_.home_worker(index));
+  const std::uint32_t slot = owner_.slot_hint(index);
+  if (owner_.slot(slot).load(std::memory_order_relaxed) != &q) return holder::other_busy;
+  const std::uint32_t home = owner_.covering(owner_.home_worker(slot));
   if (home == index_) return holder::us;
   return owner_.stealing() && owner_.worker_at(home).idle() ? holder::other_idle
                                                             : holder::other_busy;

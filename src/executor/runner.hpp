@@ -6,6 +6,7 @@
 #include <memory>
 
 #include <tact/detail/behaviour_local.hpp>
+#include <tact/defaults.hpp>
 #include <tact/detail/envelope.hpp>
 
 #include "executor/counters.hpp"
@@ -15,6 +16,7 @@
 #include "mailbox/sleeper.hpp"
 #include "mailbox/work_queue.hpp"
 #include "support/assert.hpp"
+#include "support/padded.hpp"
 
 namespace tact::detail {
 
@@ -124,11 +126,32 @@ class runner : public sleeper {
   // holds appends (see appends_held). A held queue (see suspend()) has no
   // budget: its moved batch is drained before its mailbox is taken in.
   // Counted per batch, from the budget spent, not per send.
+  //
+  // A send to a queue this runner keeps (see keep()) joins the batch in
+  // hand as well: the batch then runs the actors of several queues, in
+  // the order their messages were sent, as the one queue of a one-worker
+  // system does, and a conversation between queues costs an append per
+  // hop instead of a hand-over between batches (see merge()). Such a
+  // batch (foreign_) also runs senders that are not actors of the queue
+  // in hand, whose earlier sends to it may wait in its mailbox, posted
+  // while it was claimed and waited to run: their sends to it append
+  // only while nothing waits there, as merge() requires of a kept queue.
   bool try_append(std::uint32_t queue, void* target, void* message, run_fn run) {
-    if (current_index_ != queue || budget_ == 0 || appends_held_ != 0) return false;
+    if (current_index_ != queue) return merging_ && merge(queue, target, message, run);
+    if (budget_ == 0 || appends_held_ != 0 || (foreign_ && current_->queued() != 0)) return false;
     current_->batch().push(envelope{target, message, run});
     --budget_;  // after the push, which may throw: the budget counts what was sent
     return true;
+  }
+
+  // Whether this runner holds `queue`: it is the queue in hand, one it
+  // keeps, or one held along with a queue whose behaviour waits (see
+  // suspend()), so no other runner runs its actors now. For the
+  // transactional model, whose serialized actors run only where their
+  // home queue is held: sent home from here, a message would come back
+  // to this runner's batch, or to the held queue's.
+  bool holds(std::uint32_t queue) const noexcept {
+    return queue == current_index_ || kept_at_[queue] != 0 || held_along_[queue] != 0;
   }
 
   // A send from the batch in hand to a work queue nobody processes (a
@@ -189,15 +212,15 @@ class runner : public sleeper {
            claim_or_join(q, index, target, message, run);
   }
 
-  // The common send of a conversation, inline on the post path: from the
-  // last envelope of a short batch to a queue this runner keeps, with no
-  // mail waiting there (a relaxed read of its count is enough: see the
-  // order argument at keep()) and appends not held, it rejoins that queue
-  // as claim_or_join would, without the calls on the way there,
-  // and as a hop: the queue stays among the kept ones, and the batch in
-  // hand takes its place there when it hands over (see run_batch). Any
-  // other case is left to post_claimed. Loads one byte for a queue not
-  // kept.
+  // The common send of a conversation that does not merge (see merge()),
+  // inline on the post path: from the last envelope of a short batch to a
+  // queue this runner keeps, with no mail waiting there (a relaxed read of
+  // its count is enough: see the order argument at keep()) and appends
+  // not held, it rejoins that queue as claim_or_join would, without the
+  // calls on the way there, and as a hop: the queue stays among the kept
+  // ones, and the batch in hand takes its place there when it hands over
+  // (see run_batch). Any other case is left to post_claimed. Loads one
+  // word for a queue not kept.
   bool try_rejoin(std::uint32_t queue, void* target, void* message, run_fn run) {
     const std::uint32_t at = kept_at_[queue];
     if (at == 0 || !at_last_ || claim_tried_ || appends_held_ != 0 || batch_serial_ == 0 ||
@@ -439,6 +462,63 @@ class runner : public sleeper {
   // Only this runner resets the count of a queue it processes.
   bool kept(std::uint32_t index) const noexcept { return kept_at_[index] != 0; }
   void keep(work_queue& q, std::uint32_t index) noexcept;
+  // Merging (see try_append): a send to a kept queue q joins the batch in
+  // hand when nothing for q's actors waits anywhere else: not in q's own
+  // batch (a kept queue's is empty, but for the hop's queue), nor in its
+  // mailbox (its count, read relaxed, is zero: the order argument above,
+  // since the senders are actors of queues this runner holds). So each
+  // sender's order holds, and q, held by this runner, runs none of its
+  // actors elsewhere. It stays so until the batch has run all it merged,
+  // which takes care: a batch that merged is never cut short and left for
+  // its queue's next gulp (it stops merging and runs to its end, see
+  // run_batch), and a behaviour of it that waits takes the kept queues
+  // along into its held queue, with the queues the batch claimed, whose
+  // batches would otherwise run before the rest of this one (see
+  // suspend()).
+  //
+  // A send that does not merge goes to q's mailbox (or the outbox), and
+  // no later send of the batch to q may merge past it. Each reason to
+  // refuse lasts as long as the batch: q's count stays above zero (only
+  // this runner takes its mail in); q stays the hop's queue or not kept
+  // (both change only when one batch hands over to the next, after the
+  // outbox is posted); appends held, a send takes the mailbox, not the
+  // outbox, and q's count rises; and merging_, once off, stays off for
+  // the batch. Merging goes off when the batch grows past
+  // defaults::claim_joins: a flood between two queues is a producer and
+  // its consumer, which should run on two workers, as a claim's flood is
+  // handed back (see post_claimed); in a solo turn, only past
+  // defaults::solo_batch_most (see absorb_all()).
+  // The queue is found from its index, not from the kept list: the load
+  // of its count then need not wait for the load of its mark.
+  bool merge(std::uint32_t queue, void* target, void* message, run_fn run) {
+    if (kept_at_[queue] == 0 || appends_held_ != 0) return false;
+    const work_queue& q = queues_[queue];
+    if (&q == hop_.queue || q.queued() != 0) return false;
+    copy_queue& batch = current_->batch();
+    if (batch.size() >= (solo_ ? defaults::solo_batch_most : defaults::claim_joins)) {
+      merging_ = false;
+      return false;
+    }
+    batch.push(envelope{target, message, run});  // may throw: nothing changed then
+    ++merged_;
+    foreign_ = true;
+    conversed_ = true;
+    return true;
+  }
+  // A turn of a worker that runs alone (the governor stood the others
+  // down, see executor::solo): at its first batch's start, every other
+  // queue it sweeps that nobody processes is taken into that batch and
+  // kept (work_queue::absorb), so that the turn runs the actors of all its
+  // queues as one batch, as a one-worker system's one queue does, and
+  // their sends merge (up to a longer batch than otherwise: there is no
+  // other worker to share a flood with). At the batch's start nothing has
+  // been sent yet, so nothing of the batch's actors waits in the outbox:
+  // the order argument of merge() holds for what the absorbed queues
+  // held. Only up to defaults::solo_batch_most envelopes in all: a batch
+  // that holds other queues' envelopes runs to its end once its budget is
+  // spent (see run_batch), so a backlog (in the batch in hand or in a
+  // queue to take in) is left to gulps, which the budget can cut short.
+  void absorb_all(const work_queue& in_hand) noexcept;
   void unkeep(std::uint32_t index) noexcept;
   [[gnu::always_inline]] inline void keep_instead(work_queue& q, std::uint32_t index,
                                                   std::uint32_t instead) noexcept;
@@ -518,16 +598,29 @@ class runner : public sleeper {
   std::uint32_t flooded_ = no_queue;  // the last queue a claim was handed back for a flood
   bool claims_on_ = false;
   bool conversed_ = false;  // the batch in hand claimed a queue, or rejoined a kept one
+  // Sends to kept queues may still join the batch in hand (see merge()):
+  // set as a pool worker's batch begins, off for the rest of it once off.
+  bool merging_ = false;
+  // Sends to kept queues that joined the batch in hand (see merge()),
+  // counted as local sends.
+  std::uint32_t merged_ = 0;
+  // The batch in hand holds envelopes of kept queues' actors, merged or
+  // absorbed: some of them may not have run yet.
+  bool foreign_ = false;
+  bool solo_ = false;  // the batch in hand belongs to a solo turn (see absorb_all())
   bool cut_ = false;        // the last process() stopped a conversation at its budget
   bool outbox_open_ = false;  // a batch runs: its mailbox sends may be held (see hold_send)
   // !outbox_->empty(), kept here on the batch state's line: try_rejoin,
   // on a conversation's every hop, reads it instead of the outbox.
   bool sends_held_ = false;
-  // Queues kept (see keep()), and per queue index (sponsors' included,
-  // never kept) its place among them plus one (0: not kept).
-  static constexpr std::uint32_t kept_most = 64;
-  std::unique_ptr<std::uint8_t[]> kept_at_;
-  kept_queue kept_[kept_most] = {};
+  // Queues kept (see keep()), as many as there are pool queues, and per
+  // queue index (sponsors' included, never kept) its place among them
+  // plus one (0: not kept).
+  std::unique_ptr<std::uint32_t[]> kept_at_;
+  // Per queue index: held along with a held queue (see suspend()).
+  std::unique_ptr<std::uint8_t[]> held_along_;
+  const padded<work_queue>* const queues_;  // the executor's, by index
+  std::unique_ptr<kept_queue[]> kept_;
   std::uint32_t kept_count_ = 0;
   const fiber_loop loop_;
   std::unique_ptr<suspensions> suspensions_;  // null if it never suspends

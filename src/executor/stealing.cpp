@@ -48,10 +48,13 @@ bool thief::take(pool_worker& victim, std::uint32_t theirs, std::uint32_t ours) 
   atomic<work_queue*>& their_slot = owner_.slot(theirs);
   work_queue* const q = their_slot.load(std::memory_order_relaxed);
   const std::uint32_t queued = q != nullptr ? q->queued() : 0;
+  const work_queue& given = owner_.owned_queue(ours);  // only we null our slot
   if (q == nullptr || !try_swap(owner_.slot(ours), their_slot, q)) {
     counters.steal_failed_swaps.add();
     return false;
   }
+  owner_.moved(*q, ours);
+  owner_.moved(given, theirs);
   counters.steals.add();
   counters.messages_stolen.add(queued);
   victims_.stole();

@@ -38,10 +38,13 @@ void runner::suspend(wake_condition& c) {
     if (s.spare_held.empty())
       s.spare_held.push_back(std::make_unique<held_queue>(owner_.config().copy_queue_floor));
   }
+  held_queue* const entry = held != nullptr ? held : s.spare_held.back().get();
+  // A batch that merged envelopes of kept queues' actors (see merge())
+  // holds those queues with it while it waits: room for them first.
+  const bool merged = held == nullptr && foreign_;
+  if (merged) reserve_at_least(entry->also, kept_count_ + claims_count_ + 1);
   // The last that can fail: it changes the entry, if it does not throw.
-  if (held_queue* entry = held != nullptr ? held : s.spare_held.back().get();
-      entry->find(target) == nullptr)
-    entry->make_busy(target);
+  if (entry->find(target) == nullptr) entry->make_busy(target);
   if (held == nullptr) {
     // The first behaviour of this batch to wait. The rest of the batch
     // moves to the held queue (the queue's own batch, left empty, ends
@@ -58,6 +61,29 @@ void runner::suspend(wake_condition& c) {
     held->queue = &q;
     held->index = index;
     held->batch.swap(q.batch());
+    if (merged) {
+      // The rest of the batch may hold messages for the kept queues'
+      // actors, and this behaviour may be one of theirs: those queues
+      // stay held with q, their mail run from the held queue, until it is
+      // let go. So do the queues this batch claimed (its hop among them):
+      // their batches, which hold later messages of the same senders, run
+      // from the held queue too, after what this batch left, instead of
+      // before it from the claims. Pushes into reserved room: no throw.
+      if (hop_.queue != nullptr) hop_to_claim();
+      for (std::uint32_t i = 0; i < claims_count_; ++i) {
+        claim& c = claims_[(claims_first_ + i) % claims_most];
+        if (c.serial != batch_serial_ || c.queue == nullptr) continue;
+        held->also.push_back(c.queue);
+        held_along_[c.index] = 1;
+        c.queue = nullptr;  // released: drain_claims skips it
+      }
+      for (std::uint32_t i = 0; i < kept_count_; ++i) {
+        kept_at_[kept_[i].index] = 0;
+        held_along_[kept_[i].index] = 1;
+        held->also.push_back(kept_[i].queue);
+      }
+      kept_count_ = 0;
+    }
   }
   // Its sends so far are posted before it waits (the reply it waits for
   // may need one); the rest of its run, once resumed, holds none back.
@@ -69,6 +95,7 @@ void runner::suspend(wake_condition& c) {
   if (hop_.queue != nullptr) hop_to_claim();
   budget_ = 0;
   batch_serial_ = 0;
+  merging_ = false;
   current_ = nullptr;
   current_index_ = no_queue;
   running_target_ = nullptr;
@@ -91,6 +118,7 @@ void runner::suspend(wake_condition& c) {
   current_ = &q;
   current_index_ = index;
   budget_ = 0;
+  merging_ = false;
   batch_serial_ = 0;  // a resumed behaviour claims nothing: other batches ran meanwhile
   running_target_ = target;
   resumed_ = true;
@@ -173,15 +201,23 @@ std::uint64_t runner::drain_held(work_queue& q, std::uint32_t index) {
       continue;
     }
     // The unlocked look first, as a sweep does: mail it misses is found
-    // on a later pass, and wait() registers under the lock.
-    if (const std::uint32_t taken = q.looks_empty() ? 0 : q.regulp(h.batch); taken != 0) {
+    // on a later pass, and wait() registers under the lock. The queues
+    // held along with q take their turns after it, round robin.
+    if (std::uint32_t gulped = 0; h.take_next(gulped)) {
       counters.gulps.add();
-      counters.gulped_messages.add(taken);
+      counters.gulped_messages.add(gulped);
       continue;
     }
     if (h.busy.empty()) {
-      // Nothing of it waits any more: the queue goes (its own batch has
-      // been empty since it was held), the entry is kept for reuse.
+      // Nothing of it waits any more: the queues go (their own batches
+      // are empty: take_next found nothing), the entry is kept for reuse.
+      for (work_queue* also : h.also) {
+        held_along_[owner_.index_of(*also)] = 0;
+        also->forget_holder();
+        also->finish();
+      }
+      h.also.clear();
+      h.also_next = 0;
       h.batch.recycle();
       const auto it =
           std::find_if(s.held.begin(), s.held.end(),
@@ -268,8 +304,11 @@ void runner::wait(wake_condition* also) {
   const auto registered = [&] {
     if (!register_as_waiter()) return false;
     if (suspends())
-      for (const std::unique_ptr<held_queue>& h : suspensions_->held)
+      for (const std::unique_ptr<held_queue>& h : suspensions_->held) {
         if (!h->queue->register_holder(this)) return false;
+        for (work_queue* also : h->also)
+          if (!also->register_holder(this)) return false;
+      }
     return true;
   };
   const auto due = [&] {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <utility>
 
 #include <tact/detail/atomic.hpp>
@@ -113,6 +114,34 @@ class work_queue {
     mail_behind_ = false;
     pending_.store(0, std::memory_order_relaxed);
     return true;
+  }
+
+  // A gulp into another queue's batch, for a runner that runs this
+  // queue's actors in that batch from now on (runner::absorb_all): unless
+  // someone processes this queue or a batch cut short waits in it, marks
+  // it processed and moves its mail, in order, to the end of `into`.
+  // Returns how many envelopes it moved, or nothing if it did not take the
+  // queue. If `into` cannot grow, the rest stays in the mailbox, counted
+  // as waiting: it is newer than what moved, and the runner takes it in
+  // later. Nobody is woken: the runner holds the queue.
+  std::optional<std::uint32_t> absorb(copy_queue& into) noexcept {
+    std::lock_guard guard{lock_};
+    // Acquire, as in gulp(): the last processor is done with its actors.
+    if (being_processed_.load(std::memory_order_acquire) || carried_ != 0) return std::nullopt;
+    being_processed_.store(true, std::memory_order_relaxed);  // read under the lock
+    std::uint32_t moved = 0;
+    try {
+      for (; !mailbox_.empty(); ++moved) {
+        into.push(mailbox_.front());
+        mailbox_.drop_front();
+      }
+      mailbox_.recycle();
+    } catch (const std::bad_alloc&) {
+    }
+    fresh_ = 0;
+    mail_behind_ = false;
+    pending_.store(mailbox_.size(), std::memory_order_relaxed);
+    return moved;
   }
 
   // The "test" of test-and-gulp: an unlocked, possibly stale look. Mail it

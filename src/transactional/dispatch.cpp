@@ -42,7 +42,9 @@
 // actor run on several workers at once, and why becomes need the CAS. A
 // serialized actor's messages all go to its home queue, which only one
 // worker processes at a time; one that reaches another queue (sent before
-// the actor was serialized) is forwarded there.
+// the actor was serialized) is forwarded there, unless the worker running
+// it holds the home queue too (runner::holds: a kept queue, whose actors'
+// messages may join the batch in hand).
 namespace tact::detail::tx {
 
 using tact::tx::message;
@@ -657,7 +659,7 @@ inline void finish(executor& ex, runner& w, const cell& c, transaction& tx, mess
 // runs here, counted received if the actor is bounded.
 [[gnu::noinline]] bool forwarded_home(executor& ex, runner& w, dispatch_counts& counted, cell& c,
                                       message* m) noexcept {
-  if (w.current_queue() != c.home && forward_home(ex, w, c, m)) {
+  if (!w.holds(c.home) && forward_home(ex, w, c, m)) {
     counted.dispatches.add();
     return true;
   }
@@ -725,7 +727,7 @@ inline void finish(executor& ex, runner& w, const cell& c, transaction& tx, mess
     if (++collisions >= d.collision_limit() &&
         !c.serialized.exchange(true, std::memory_order_relaxed))
       counted.serializations.add();
-    if (c.serialized.load(std::memory_order_relaxed) && w.current_queue() != c.home &&
+    if (c.serialized.load(std::memory_order_relaxed) && !w.holds(c.home) &&
         forward_home(ex, w, c, m))
       return;
     counted.retries.add();
@@ -897,7 +899,7 @@ post_outcome post_envelope(cell* to, void* payload, run_fn run_payload) noexcept
 bool forward_envelope(cell* to, void* payload, run_fn run_payload) noexcept {
   executor& ex = to->dom->ex();
   runner& w = *this_runner(ex);
-  if (!to->serialized.load(std::memory_order_relaxed) || w.current_queue() == to->home)
+  if (!to->serialized.load(std::memory_order_relaxed) || w.holds(to->home))
     return false;
   try {
     detail::post(ex, &w, to->home, to, payload, run_payload);

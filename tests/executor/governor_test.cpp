@@ -108,8 +108,8 @@ TEST_CASE("when the work stops being message-bound every worker runs again at on
   // Workers stuck in long behaviours: the rate falls.
   CHECK(g.decide(10, 1ms) == 2);
   // And once it is message-bound again, the governor tries again soon.
-  const auto during =
-      run(g, 2 * governor::hold_first, [](std::uint32_t a) { return a == 1 ? 60.0 : 10.0; });
+  const auto during = run(g, governor::hold_first + 2 * governor::pairs + 1,
+                          [](std::uint32_t a) { return a == 1 ? 60.0 : 10.0; });
   CHECK(during.back() == 1);
 }
 

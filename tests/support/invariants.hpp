@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -118,5 +119,27 @@ class fifo_check {
   std::uint64_t duplicates_ = 0;
   std::uint64_t out_of_order_ = 0;
 };
+
+// Numbered letters from `senders` threads, each sending `per_sender` of
+// them round robin over `to`, numbered per thread and receiver (for a
+// fifo_check); returns once all are sent. The letters live in what it
+// returns, which must outlive their delivery.
+template <class Receiver>
+std::vector<std::vector<sequenced>> letters_from_threads(const std::vector<Receiver*>& to,
+                                                         std::uint64_t senders,
+                                                         std::uint64_t per_sender) {
+  std::vector<std::vector<sequenced>> letters(senders);
+  for (std::uint64_t t = 0; t < senders; ++t) {
+    letters[t].reserve(per_sender);  // built in place: a copy destroyed unsent is reported
+    for (std::uint64_t i = 0; i < per_sender; ++i) letters[t].emplace_back(t, i / to.size());
+  }
+  std::vector<std::thread> threads;
+  for (std::uint64_t t = 0; t < senders; ++t)
+    threads.emplace_back([&, t] {
+      for (std::uint64_t i = 0; i < per_sender; ++i) *to[i % to.size()] | letters[t][i];
+    });
+  for (auto& t : threads) t.join();
+  return letters;
+}
 
 }  // namespace tact::test

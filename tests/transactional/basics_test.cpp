@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <numeric>
 #include <stdexcept>
@@ -270,4 +271,94 @@ TEST_CASE("each dispatch is counted once, with the one way it ended, per worker 
   }
   CHECK(dispatched == s.total.tx_dispatches);
   CHECK(committed == s.total.tx_commits);
+}
+
+namespace {
+
+// One end of a rally between two serialized actors: each ball it gets it
+// sends back, until none are left; counts what it caught by becoming.
+tx::behaviour rally_end(int caught, std::atomic<int>& total) {
+  return {[caught, &total](const tx::actor_ref& other, int left) {
+    tx::become(rally_end(caught + 1, total));
+    total.fetch_add(1, std::memory_order_relaxed);
+    if (left > 0) tx::send(other, tx::self(), left - 1);
+  }};
+}
+
+}  // namespace
+
+TEST_CASE("a rally between serialized actors on two queues of one worker runs where it is") {
+  // One worker, two queues, one actor's home on each: the rally's hops
+  // are claimed, then merged into the batch in hand (docs/design.md, "Kept
+  // queues"), so an actor's message runs on the other actor's queue. Its
+  // home queue is held by the same worker: the message runs there and
+  // then, not forwarded home, which would merge it back into the same
+  // batch, forever.
+  tact::actor_system system{{.workers = 1, .queues = 2}};
+  std::atomic<int> total{0};
+  const tx::actor_ref a = tx::spawn(system, rally_end(0, total), tx::mode::serialized);
+  const tx::actor_ref b = tx::spawn(system, rally_end(0, total), tx::mode::serialized);
+  constexpr int hops = 10'000;
+  tx::send(a, b, hops);
+  system.await_quiescence();
+  CHECK(total.load() == hops + 1);
+  const tact::worker_stats s = system.stats().total;
+  CHECK(s.tx_commits == hops + 1);
+  CHECK(s.tx_dispatches == s.tx_commits);  // none was forwarded home
+  CHECK(s.local_sends >= hops / 2);        // the rally merged
+}
+
+namespace {
+
+struct asked : tact::request<int> {};
+
+struct answering : tact::actor {
+  tact::allocation receive(asked& q) {
+    q.reply(1);
+    return Nodelete;
+  }
+};
+
+// One end of a rally between serialized actors whose on_commit action, at
+// one hop, asks a classic actor and waits: the rally's batch, which holds
+// the other end's messages, waits with it.
+tx::behaviour asking_end(int caught, int ask_at, answering& helper, std::atomic<int>& total,
+                         std::atomic<int>& answers) {
+  return {[caught, ask_at, &helper, &total, &answers](const tx::actor_ref& other, int left) {
+    tx::become(asking_end(caught + 1, ask_at, helper, total, answers));
+    total.fetch_add(1, std::memory_order_relaxed);
+    if (left > 0) tx::send(other, tx::self(), left - 1);
+    if (caught == ask_at)
+      tx::on_commit([&helper, &answers] {
+        const tact::ask_result<int> a = tact::ask(helper, asked{}, std::chrono::seconds{60});
+        if (a.has_value()) answers.fetch_add(*a, std::memory_order_relaxed);
+      });
+  }};
+}
+
+}  // namespace
+
+TEST_CASE("a serialized actor whose home queue waits held with another's runs there") {
+  // As above, and at its 100th hop one end's on_commit action waits for a
+  // classic actor's answer: the batch it waits in holds the other end's
+  // queue along with its own (docs/design.md, "Kept queues"), and the
+  // other end's messages run from there. Sent home, they would come back
+  // to the same held queue, forever.
+  tact::actor_system system{{.workers = 1, .queues = 3}};
+  auto& helper = system.spawn_at<answering>(tact::on_queue(2));
+  std::atomic<int> total{0};
+  std::atomic<int> answers{0};
+  const tx::actor_ref a =
+      tx::spawn(system, asking_end(0, 100, helper, total, answers), tx::mode::serialized);
+  const tx::actor_ref b =
+      tx::spawn(system, asking_end(0, -1, helper, total, answers), tx::mode::serialized);
+  constexpr int hops = 1'000;
+  tx::send(a, b, hops);
+  system.await_quiescence();
+  CHECK(total.load() == hops + 1);
+  CHECK(answers.load() == 1);
+  const tact::worker_stats s = system.stats().total;
+  CHECK(s.suspensions == 1);
+  CHECK(s.tx_dispatches == s.tx_commits);  // none was forwarded home
+  helper | tact::delete_msg;
 }

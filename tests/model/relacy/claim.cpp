@@ -18,7 +18,12 @@
 //    (runner::rejoin) delivers the new letter after every earlier one of
 //    its sender that took the mailbox meanwhile: the rejoin takes the
 //    mailbox in first whenever the queue's count of waiting mail is not
-//    zero.
+//    zero;
+//  * a queue taken into another batch (work_queue::absorb, a solo turn of
+//    runner::absorb_all) delivers what it held there, once and in order,
+//    and a letter merged into that batch later (runner::merge) comes after
+//    every earlier one of its sender that took the mailbox: the merge
+//    looks at the count of waiting mail as the rejoin does.
 //
 // The queue and its parking are the engine's: work_queue (post, claim,
 // pause, gulp, finish, register_waiter), parker and the futex. The owner
@@ -84,6 +89,10 @@ enum class then {
   keep_and_rejoin,    // runs it and keeps the queue; its second letter took
                       // the mailbox; then sends a third, as runner::rejoin
   rejoin_unchecked,   // the same, not looking at the mailbox (a mutant)
+  absorb_and_merge,   // takes the queue into a batch of its own (absorb),
+                      // merges a letter, posts one, and merges a third
+                      // only if the mailbox holds nothing
+  merge_unchecked,    // the same, not looking at the mailbox (a mutant)
 };
 
 // Thread 0 is the owner. Thread 1 claims the queue with its first letter
@@ -122,9 +131,11 @@ struct claim_race : rl::test_suite<claim_race<asleep_only, next>, 3> {
   }
 
   static constexpr bool rejoins = next == then::keep_and_rejoin || next == then::rejoin_unchecked;
-  static constexpr int sent() { return rejoins ? 5 : 4; }
+  static constexpr bool merges = next == then::absorb_and_merge || next == then::merge_unchecked;
+  static constexpr int sent() { return rejoins || merges ? 5 : 4; }
 
   void claimer() {
+    if (merges) return absorb_and_merge();
     if (!office.claim(q, mine[0], asleep_only)) {
       post(mine[0]);
       post(mine[1]);
@@ -161,12 +172,35 @@ struct claim_race : rl::test_suite<claim_race<asleep_only, next>, 3> {
     office.process(q);
   }
 
+  // A solo turn: the queue's mail moves into the batch in hand (here a
+  // batch of the claimer's own), the first letter merges into it, the
+  // second takes the mailbox (a send with appends held), the third merges
+  // only if the queue's count of waiting mail is zero (else it takes the
+  // mailbox too). The batch runs, and the queue, kept meanwhile with its
+  // own batch empty, is let go.
+  void absorb_and_merge() {
+    if (!q.absorb(batch)) {
+      for (letter& l : mine) post(l);
+      return;
+    }
+    office.join(batch, mine[0]);
+    post(mine[1]);
+    if (next == then::absorb_and_merge && q.queued() != 0)
+      post(mine[2]);
+    else
+      office.join(batch, mine[2]);
+    office.run(q, batch, true);
+    q.finish();
+  }
+
   void post(letter& l) {
     const work_queue::sleepers woken = office.post(q, l);
     if (woken.waiter != nullptr) woken.waiter->wake();
   }
 
-  void after() { office.check({rejoins ? 3 : 2, 2}); }
+  void after() { office.check({rejoins || merges ? 3 : 2, 2}); }
+
+  tact::detail::copy_queue batch{1};  // the batch in hand of a solo turn
 };
 
 }  // namespace
@@ -186,6 +220,16 @@ int main(int argc, char** argv) {
                                                     search::bounded(2));
   m.check<claim_race<false, then::keep_and_rejoin>>("keep and rejoin: random",
                                                     search::random(100000));
+  m.check<claim_race<false, then::absorb_and_merge>>("absorb and merge: up to 2 preemptions",
+                                                     search::bounded(2));
+  m.check<claim_race<false, then::absorb_and_merge>>("absorb and merge: random",
+                                                     search::random(100000));
+  m.mutant<claim_race<false, then::merge_unchecked>>(
+      "mutant: a merge overtakes its sender's mail", search::bounded(2),
+      rl::test_result_user_assert_failed);
+  m.mutant<claim_race<false, then::absorb_and_merge>>(
+      "mutant: absorb reads being_processed relaxed", search::bounded(2),
+      rl::test_result_data_race, "work_queue::absorb", std::memory_order_relaxed);
   m.mutant<claim_race<false, then::rejoin_unchecked>>(
       "mutant: a rejoin overtakes its sender's mail", search::bounded(2), rl::test_result_user_assert_failed);
   m.mutant<claim_race<false, then::run>>("mutant: claim reads being_processed relaxed",

@@ -63,8 +63,13 @@ class post_office {
   }
   // A later letter of the claimer's joining the batch it claimed.
   void join(work_queue& q, letter& l) {
+    join(q.batch(), l);
+  }
+  // The same into any batch: a send merged into the batch in hand (see
+  // runner::merge).
+  void join(copy_queue& batch, letter& l) {
     l.body($) = body_of(l);
-    q.batch().push(envelope{this, &l, &deliver});
+    batch.push(envelope{this, &l, &deliver});
   }
 
   // Runs a gulped batch as worker::process does, then lets the queue go.
