@@ -111,41 +111,42 @@ void runner::count_appended() noexcept {
   counters.messages_sent.add(appended);
 }
 
-// The clock starts after a batch's second message (a batch of one or two,
-// most of them in a conversation, never reads it: the reading would cost
-// as much as the messages). Each reading estimates the
-// time a message takes so far and skips half the messages that would
-// fit in what is left, at most gulp_clock_every: cheap messages read the
-// clock once per 64, and costly ones often enough that a turn overshoots
-// its budget by about one message.
-bool runner::read_gulp_clock(std::uint64_t processed, gulp_clock& c) const noexcept {
+// The clock starts after a batch's second unit of work (a batch of one or
+// two messages, most of them in a conversation, never reads it: the
+// reading would cost as much as the messages). Each reading estimates the
+// time a unit of work (a message run, or eight sends posted: see
+// run_batch) takes so far and skips half the units that would fit in what is left,
+// at most gulp_clock_every: cheap messages read the clock once per 64,
+// and costly ones often enough that a turn overshoots its budget by about
+// one message.
+bool runner::read_gulp_clock(std::uint64_t work, gulp_clock& c) const noexcept {
   const auto now = std::chrono::steady_clock::now();
   if (c.started == 0) {
     c.start = now;
-    c.started = processed;
-    c.next = processed + 1;
+    c.started = work;
+    c.next = work + 1;
     return false;
   }
   const auto spent = now - c.start;
   if (spent >= gulp_budget_) return true;
-  const auto each = spent / (processed - c.started);
+  const auto each = spent / (work - c.started);
   const std::uint64_t fit = each.count() > 0
                                 ? static_cast<std::uint64_t>((gulp_budget_ - spent) / each)
                                 : defaults::gulp_clock_every * 2;
-  c.next = processed + std::clamp<std::uint64_t>(fit / 2, 1, defaults::gulp_clock_every);
+  c.next = work + std::clamp<std::uint64_t>(fit / 2, 1, defaults::gulp_clock_every);
   return false;
 }
 
 std::uint64_t runner::process(work_queue& q, std::uint32_t index) {
   gulp_clock c;
   return run_batch(q, index, ~std::uint64_t{0},
-                   [&](std::uint64_t processed) { return gulp_spent(processed, c); });
+                   [&](std::uint64_t work) { return gulp_spent(work, c); });
 }
 
 std::uint64_t runner::process(work_queue& q, std::uint32_t index, const help_limit& limit) {
   gulp_clock c;
-  return run_batch(q, index, ~std::uint64_t{0}, [&](std::uint64_t processed) {
-    return limit.reached() || gulp_spent(processed, c);
+  return run_batch(q, index, ~std::uint64_t{0}, [&](std::uint64_t work) {
+    return limit.reached() || gulp_spent(work, c);
   });
 }
 
@@ -205,8 +206,15 @@ inline void runner::keep_instead(work_queue& q, std::uint32_t index,
 }
 
 // After each envelope but the last, the batch is cut short once `most`
-// have run or `enough(processed)` says so: the rest stays for q's next
-// gulp.
+// have run or `enough(work)` says so: the rest stays for q's next gulp.
+// Work counts the messages run, and one more per eight sends they posted
+// to mailboxes (appends to a batch are cheap, and counted at its end):
+// the gulp clock estimates from it how far off its budget is (see
+// read_gulp_clock), and a message that posts a burst weighs with it.
+// Counted in messages alone, a few cheap messages at a batch's start made
+// the clock skip the next 64, and 64 bursts of a thousand sends after
+// them overshot a 100 µs budget by a millisecond; counted one for one, a
+// message of a fork that posts a few dozen read the clock every time.
 template <class Enough>
 std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, std::uint64_t most,
                                 Enough enough) {
@@ -230,6 +238,8 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
   // below), and then the turn is over.
   bool draining = false;
   cut_ = false;
+  const std::uint64_t sent_before = counters.messages_sent.get();
+  const auto work = [&] { return processed + (counters.messages_sent.get() - sent_before) / 8; };
   for (;;) {
     copy_queue& batch = q->batch();
     // The envelope's words are read out before it runs (the behaviour may
@@ -252,7 +262,7 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
       run(target, message);
       ++processed;
       // (A behaviour that waited took the batch to the held queue: empty.)
-      if (!batch.empty() && !draining && (processed >= most || enough(processed))) [[unlikely]] {
+      if (!batch.empty() && !draining && (processed >= most || enough(work()))) [[unlikely]] {
         if (foreign_) {
           // Envelopes of kept queues' actors may be in it: left for q's
           // next gulp, they would run while their own queues are let go
@@ -292,7 +302,7 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
       if (const claim& c = claims_[claims_first_]; c.serial != batch_serial_ || c.queue == nullptr)
         break;
     }
-    if (processed >= most || enough(processed)) {
+    if (processed >= most || enough(work())) {
       if (hop) hop_to_claim();
       cut_ = true;
       break;

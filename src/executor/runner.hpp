@@ -539,17 +539,18 @@ class runner : public sleeper {
   [[gnu::always_inline]] inline void end_batch(work_queue& q, std::uint32_t index) noexcept;
   template <class Enough>
   std::uint64_t run_batch(work_queue& q, std::uint32_t index, std::uint64_t most, Enough enough);
-  // Whether the gulp budget of a batch that has run `processed` messages
-  // is spent, reading the clock only now and then (see runner.cpp).
+  // Whether the gulp budget of a batch that has done `work` (messages run
+  // plus sends posted, see run_batch) is spent, reading the clock only now
+  // and then (see runner.cpp).
   struct gulp_clock {
-    std::uint64_t next = 2;     // the message count at which to read it next
+    std::uint64_t next = 2;     // the work at which to read it next
     std::uint64_t started = 0;  // ... at which it was first read; 0: not yet
     std::chrono::steady_clock::time_point start{};
   };
-  bool gulp_spent(std::uint64_t processed, gulp_clock& c) const noexcept {
-    return processed >= c.next && gulp_budget_.count() != 0 && read_gulp_clock(processed, c);
+  bool gulp_spent(std::uint64_t work, gulp_clock& c) const noexcept {
+    return work >= c.next && gulp_budget_.count() != 0 && read_gulp_clock(work, c);
   }
-  [[gnu::noinline]] bool read_gulp_clock(std::uint64_t processed, gulp_clock& c) const noexcept;
+  [[gnu::noinline]] bool read_gulp_clock(std::uint64_t work, gulp_clock& c) const noexcept;
   std::uint64_t drain_held(work_queue& q, std::uint32_t index);
   void run_held(work_queue& q, std::uint32_t index, const envelope& e);
   void run_stash(work_queue& q, std::uint32_t index, void* target);

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -52,13 +53,24 @@ struct probe : tact::actor {
 // Holds the worker until the test has queued the flood, so that the
 // flood sits in one mailbox and one gulp takes all of it.
 struct holder : tact::actor {
-  std::promise<void> holding;
-  std::shared_future<void> release;
+  // Returns once the worker is inside the holding behaviour.
+  void hold() {
+    std::future<void> holding = holding_.get_future();
+    *this | hold_;
+    holding.wait();
+  }
+  void let_go() { release_.set_value(); }
   tact::allocation receive(hold_msg&) {
-    holding.set_value();
-    release.wait();
+    holding_.set_value();
+    released_.wait();
     return Nodelete;
   }
+
+ private:
+  hold_msg hold_;
+  std::promise<void> holding_;
+  std::promise<void> release_;
+  std::shared_future<void> released_ = release_.get_future().share();
 };
 
 }  // namespace
@@ -74,18 +86,13 @@ TEST_CASE("a flood into one queue delays another queue of its worker by the gulp
   auto& sink = system.spawn_at<flooded>(tact::on_queue(0), each);
   auto& p = system.spawn_at<probe>(tact::on_queue(1), sink);
   auto& h = system.spawn_at<holder>(tact::on_queue(1));
-  std::promise<void> release;
-  h.release = release.get_future().share();
-  std::future<void> holding = h.holding.get_future();
-  hold_msg hold;
-  h | hold;
-  holding.wait();  // the worker is inside queue 1's batch
+  h.hold();  // the worker is inside queue 1's batch
 
   std::vector<flood_msg> messages(flood);
   for (flood_msg& m : messages) sink | m;
   probe_msg ping;
   p | ping;  // queue 1's mailbox: the next gulp of queue 1
-  release.set_value();
+  h.let_go();
   system.await_quiescence();
 
   CHECK(sink.received.load() == flood);
@@ -111,6 +118,92 @@ TEST_CASE("a flood into one queue delays another queue of its worker by the gulp
   sink | tact::delete_msg;
   p | tact::delete_msg;
   h | tact::delete_msg;
+  system.stop();
+}
+
+namespace {
+
+struct burst_msg : tact::message {};
+struct counted_msg : tact::message {};
+
+// Counts what it gets.
+struct tally : tact::actor {
+  std::atomic<std::uint64_t> received{0};
+  tact::allocation receive(counted_msg&) {
+    received.fetch_add(1, std::memory_order_relaxed);
+    return Nodelete;
+  }
+};
+
+// Each run of its behaviour sends a burst to a tally on another queue and
+// one burst_msg to itself, which joins the batch in hand: a batch of
+// bursts, as long as the gulp budget lets it run.
+struct burster : tact::actor {
+  burster(tally& to, std::uint64_t bursts) : to_{to}, left_{bursts} { again_.allow_unsent(); }
+  std::atomic<std::uint64_t> bursts{0};
+  tact::allocation receive(burst_msg&) {
+    bursts.fetch_add(1, std::memory_order_relaxed);
+    for (counted_msg& m : burst_) to_ | m;
+    if (--left_ > 0) *this | again_;
+    return Nodelete;
+  }
+
+ private:
+  tally& to_;
+  std::uint64_t left_;
+  std::array<counted_msg, 1000> burst_;
+  burst_msg again_;
+};
+
+// Records how many bursts had run when it got its probe.
+struct burst_probe : tact::actor {
+  explicit burst_probe(const burster& b) : b_{b} {}
+  std::atomic<std::uint64_t> bursts_before{~std::uint64_t{0}};
+  tact::allocation receive(probe_msg&) {
+    bursts_before.store(b_.bursts.load(std::memory_order_relaxed));
+    return Nodelete;
+  }
+  const burster& b_;
+};
+
+}  // namespace
+
+TEST_CASE("a batch whose messages post bursts is cut at the gulp budget, after cheap ones too") {
+  // One worker, three queues: cheap messages, then the first burst, on
+  // queue 0 (one gulp takes them all), the probe on queue 1, the tally on
+  // queue 2. The cheap ones would teach a clock counting messages alone
+  // that 64 more fit in the budget, and 64 bursts of 1,000 sends take a
+  // millisecond or more; the sends count too, so the clock is read within
+  // a burst or two of them. A burst takes at least 5 µs anywhere (a
+  // thousand sends), so at most 20 fit in the 100 µs budget.
+  tact::actor_system system{{.workers = 1, .queues = 3}};
+  auto& t = system.spawn_at<tally>(tact::on_queue(2));
+  auto& b = system.spawn_at<burster>(tact::on_queue(0), t, 200);
+  auto& cheap = system.spawn_at<tally>(tact::on_queue(0));
+  auto& p = system.spawn_at<burst_probe>(tact::on_queue(1), b);
+  auto& h = system.spawn_at<holder>(tact::on_queue(1));
+  h.hold();  // the worker is inside queue 1's batch
+
+  std::vector<counted_msg> cheap_ones(8);
+  for (counted_msg& m : cheap_ones) cheap | m;
+  burst_msg start;
+  b | start;
+  probe_msg ping;
+  p | ping;  // queue 1's mailbox: its next gulp comes after queue 0's turn
+  h.let_go();
+  system.await_quiescence();
+
+  CHECK(b.bursts.load() == 200);
+  CHECK(t.received.load() == 200 * 1000);
+  const std::uint64_t before = p.bursts_before.load();
+  CAPTURE(before);
+  CHECK(before >= 1);
+  CHECK(before <= 32);
+  CHECK(tact::test::conservation_of(system));
+  for (tact::actor* a : {static_cast<tact::actor*>(&t), static_cast<tact::actor*>(&b),
+                         static_cast<tact::actor*>(&cheap), static_cast<tact::actor*>(&p),
+                         static_cast<tact::actor*>(&h)})
+    *a | tact::delete_msg;
   system.stop();
 }
 
