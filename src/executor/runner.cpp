@@ -34,6 +34,7 @@ runner::~runner() = default;
 
 void runner::use_outbox(const std::atomic<bool>& idle) {
   outbox_ = std::make_unique<outbox>(owner_.queue_count() + owner_.config().sponsors);
+  posted_in_ = std::make_unique<std::uint32_t[]>(owner_.queue_count() + owner_.config().sponsors);
   idle_workers_ = &owner_.idle_workers();
   own_idle_ = &idle;
 }

@@ -265,20 +265,27 @@ class runner : public sleeper {
   // no memory for that chunk throws std::bad_alloc, with nothing sent, as
   // a send whose mailbox cannot grow does; steady state allocates nothing.
   //
-  // Only while no other pool worker is idle. A worker with nothing to do
-  // must see the send at once: it runs it (or steals its queue) in
-  // parallel with the rest of the sender's batch, which may be long. When
-  // every worker is busy, the receiver's worker would reach the send only
-  // after work of its own anyway, and the lines are what is costly. The
-  // count is a hint (see executor::idle_workers); this worker's own flag
-  // is exact here.
+  // While another pool worker is idle, the batch's first send to each
+  // queue goes at once: the idle worker must see it, to run it (or steal
+  // its queue) in parallel with the rest of the sender's batch, which may
+  // be long. Its later sends to that queue are held: the first has woken
+  // the queue's worker, which runs them after it in any case, and they
+  // reach it in groups (when the outbox fills, at most 128 sends on, or
+  // when the batch ends) instead of one lock section each. Posted one at
+  // a time, a flood into an actor that keeps up went in gulps of a few
+  // messages, each moving the queue's lines between the cores. When every
+  // worker is busy, every send is held: the receiver's worker would reach
+  // it only after work of its own anyway. The idle count is a hint (see
+  // executor::idle_workers); this worker's own flag is exact here.
   //
   // For the executor's post path, after post_claimed: true if the send is
   // held (it counts as sent once posted).
   bool hold_send(std::uint32_t queue, void* target, void* message, run_fn run) {
     if (!outbox_open_ || appends_held_ != 0 ||
-        idle_workers_->load(std::memory_order_relaxed) !=
-            (own_idle_->load(std::memory_order_relaxed) ? 1u : 0u)) {
+        (idle_workers_->load(std::memory_order_relaxed) !=
+             (own_idle_->load(std::memory_order_relaxed) ? 1u : 0u) &&
+         posted_in_[queue] != serial_)) {
+      if (outbox_open_) posted_in_[queue] = serial_;
       if (sends_held_) [[unlikely]]
         post_outbox_now();
       return false;
@@ -626,6 +633,11 @@ class runner : public sleeper {
   const fiber_loop loop_;
   std::unique_ptr<suspensions> suspensions_;  // null if it never suspends
   std::unique_ptr<outbox> outbox_;            // null unless use_outbox()
+  // Per queue, the serial of the last batch that posted to it at once
+  // while a worker was idle (see hold_send); with the outbox only. A
+  // serial that wraps round to a queue's old mark only holds that batch's
+  // first send to it until the batch ends.
+  std::unique_ptr<std::uint32_t[]> posted_in_;
   const std::atomic<std::uint32_t>* idle_workers_ = nullptr;  // executor::idle_workers()
   const std::atomic<bool>* own_idle_ = nullptr;                // ... of which this one's
 

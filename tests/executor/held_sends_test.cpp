@@ -7,13 +7,15 @@
 
 #include <tact/tact.hpp>
 
+#include "executor/outbox.hpp"
 #include "support/invariants.hpp"
 #include "support/test_support.hpp"
 
 // A worker holds its batch's sends to other queues back until the batch
-// ends (docs/design.md, "Outboxes"), but only while no worker is idle: a
-// send that an idle worker could run must reach it at once, however long
-// the sender's behaviour goes on.
+// ends (docs/design.md, "Outboxes"), but while a worker is idle the first
+// send to each queue goes at once: a send that an idle worker could run
+// must reach it, however long the sender's behaviour goes on. The later
+// sends to that queue follow in groups.
 namespace {
 
 using namespace std::chrono_literals;
@@ -48,6 +50,30 @@ struct sender : tact::actor {
   }
 };
 
+struct flood : tact::message {};
+
+struct tally : tact::actor {
+  std::uint64_t received = 0;
+  tact::allocation receive(flood&) {
+    ++received;
+    return Nodelete;
+  }
+};
+
+// Sends `n` messages to the tally in one behaviour.
+struct flooder : tact::actor {
+  flooder(tally& to, std::uint64_t n) : to_{to}, n_{n} { f_.allow_unsent(); }
+  tact::allocation receive(start&) {
+    for (std::uint64_t i = 0; i < n_; ++i) to_ | f_;
+    return Nodelete;
+  }
+
+ private:
+  tally& to_;
+  std::uint64_t n_;
+  flood f_;
+};
+
 }  // namespace
 
 TEST_CASE("a send reaches an idle worker while its sender's behaviour still runs") {
@@ -67,5 +93,32 @@ TEST_CASE("a send reaches an idle worker while its sender's behaviour still runs
   CHECK(tact::test::conservation_of(system));
   r | tact::delete_msg;
   s | tact::delete_msg;
+  system.stop();
+}
+
+TEST_CASE("a flood to an idle worker's queue reaches it in groups") {
+  // The tally keeps up with the flood, so its worker is idle at almost
+  // every send. The first goes at once; the rest are posted in groups of
+  // at most an outbox's worth, each under one lock section, which a gulp
+  // takes whole: the tally's worker cannot gulp more often than the
+  // flood was posted. Posted one at a time, it gulped every few messages.
+  constexpr std::uint64_t n = 20'000;
+  constexpr std::uint64_t outbox_most = tact::detail::outbox::capacity;
+  tact::actor_system system{tact::test::configured(
+      {.workers = 2, .queues = 2, .steal = tact::steal_policy::none, .adapt_every = {}})};
+  tally& t = system.spawn_at<tally>(tact::on_worker(1));
+  flooder& f = system.spawn_at<flooder>(tact::on_worker(0), t, n);
+  REQUIRE(tact::test::eventually([&] { return system.stats().load[1].parked; }));
+  const std::uint64_t gulps_before = system.stats().workers[1].gulps;
+  start go;
+  f | go;
+  system.await_quiescence();
+  CHECK(t.received == n);
+  const std::uint64_t gulps = system.stats().workers[1].gulps - gulps_before;
+  CAPTURE(gulps);
+  CHECK(gulps <= 2 + (n - 1 + outbox_most - 1) / outbox_most);
+  CHECK(tact::test::conservation_of(system));
+  t | tact::delete_msg;
+  f | tact::delete_msg;
   system.stop();
 }
