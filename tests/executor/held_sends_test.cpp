@@ -101,11 +101,17 @@ TEST_CASE("a flood to an idle worker's queue reaches it in groups") {
   // every send. The first goes at once; the rest are posted in groups of
   // at most an outbox's worth, each under one lock section, which a gulp
   // takes whole: the tally's worker cannot gulp more often than the
-  // flood was posted. Posted one at a time, it gulped every few messages.
+  // flood was posted (with no gulp budget, which would cut a batch and
+  // gulp its rest again). Posted one at a time, it gulped every few
+  // messages.
   constexpr std::uint64_t n = 20'000;
   constexpr std::uint64_t outbox_most = tact::detail::outbox::capacity;
   tact::actor_system system{tact::test::configured(
-      {.workers = 2, .queues = 2, .steal = tact::steal_policy::none, .adapt_every = {}})};
+      {.workers = 2,
+       .queues = 2,
+       .gulp_budget = {},
+       .steal = tact::steal_policy::none,
+       .adapt_every = {}})};
   tally& t = system.spawn_at<tally>(tact::on_worker(1));
   flooder& f = system.spawn_at<flooder>(tact::on_worker(0), t, n);
   REQUIRE(tact::test::eventually([&] { return system.stats().load[1].parked; }));
