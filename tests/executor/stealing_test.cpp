@@ -260,10 +260,13 @@ extern "C" void stand_still(int) {
 // stopped one is then not parked (a post would wake a parked worker,
 // which another watches for), and the other keeps looking, as a worker
 // does between bursts. `witness` is on the stopped worker, on a queue
-// nobody processes.
+// nobody processes. The governor is off: it would stand the busy worker
+// down now and then (its spinner is message-bound work), and the busy
+// worker back from a rest may find an empty sweep and steal the mail as
+// an idle worker does, before any rescue.
 struct stopped_worker {
   struct sigaction before{};
-  tact::actor_system system{{.workers = 2, .idle_yields = 200'000}};
+  tact::actor_system system{{.workers = 2, .idle_yields = 200'000, .adapt_every = {}}};
   creator c;  // queue 0: worker 0's
   witness* w = nullptr;
   pid_t stopped = 0;
