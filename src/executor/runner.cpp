@@ -33,6 +33,7 @@ runner::runner(executor& owner, std::uint32_t index, block owned, fiber_loop loo
 runner::~runner() = default;
 
 void runner::use_outbox(const std::atomic<bool>& idle) {
+  TACT_ASSERT(claims_on_, "the outbox's marks (posted_in_) tell batches apart by their claim serials");
   outbox_ = std::make_unique<outbox>(owner_.queue_count() + owner_.config().sponsors);
   posted_in_ = std::make_unique<std::uint32_t[]>(owner_.queue_count() + owner_.config().sponsors);
   idle_workers_ = &owner_.idle_workers();
@@ -115,11 +116,11 @@ void runner::count_appended() noexcept {
 // The clock starts after a batch's second unit of work (a batch of one or
 // two messages, most of them in a conversation, never reads it: the
 // reading would cost as much as the messages). Each reading estimates the
-// time a unit of work (a message run, or eight sends posted: see
-// run_batch) takes so far and skips half the units that would fit in what is left,
-// at most gulp_clock_every: cheap messages read the clock once per 64,
-// and costly ones often enough that a turn overshoots its budget by about
-// one message.
+// time a unit of work (a message run, or sends_per_unit sends posted: see
+// run_batch) takes so far and skips half the units that would fit in
+// what is left, at most gulp_clock_every: cheap messages read the clock
+// once per 64, and costly ones often enough that a turn overshoots its
+// budget by about one message.
 bool runner::read_gulp_clock(std::uint64_t work, gulp_clock& c) const noexcept {
   const auto now = std::chrono::steady_clock::now();
   if (c.started == 0) {
@@ -208,10 +209,10 @@ inline void runner::keep_instead(work_queue& q, std::uint32_t index,
 
 // After each envelope but the last, the batch is cut short once `most`
 // have run or `enough(work)` says so: the rest stays for q's next gulp.
-// Work counts the messages run, and one more per eight sends they posted
-// to mailboxes (appends to a batch are cheap, and counted at its end):
-// the gulp clock estimates from it how far off its budget is (see
-// read_gulp_clock), and a message that posts a burst weighs with it.
+// Work counts the messages run, and one more per sends_per_unit sends
+// they posted to mailboxes (appends to a batch are cheap, and counted at
+// its end): the gulp clock estimates from it how far off its budget is
+// (see read_gulp_clock), and a message that posts a burst weighs with it.
 // Counted in messages alone, a few cheap messages at a batch's start made
 // the clock skip the next 64, and 64 bursts of a thousand sends after
 // them overshot a 100 µs budget by a millisecond; counted one for one, a
@@ -240,7 +241,9 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
   bool draining = false;
   cut_ = false;
   const std::uint64_t sent_before = counters.messages_sent.get();
-  const auto work = [&] { return processed + (counters.messages_sent.get() - sent_before) / 8; };
+  const auto work = [&] {
+    return processed + (counters.messages_sent.get() - sent_before) / sends_per_unit;
+  };
   for (;;) {
     copy_queue& batch = q->batch();
     // The envelope's words are read out before it runs (the behaviour may

@@ -281,11 +281,7 @@ class runner : public sleeper {
   // For the executor's post path, after post_claimed: true if the send is
   // held (it counts as sent once posted).
   bool hold_send(std::uint32_t queue, void* target, void* message, run_fn run) {
-    if (!outbox_open_ || appends_held_ != 0 ||
-        (idle_workers_->load(std::memory_order_relaxed) !=
-             (own_idle_->load(std::memory_order_relaxed) ? 1u : 0u) &&
-         posted_in_[queue] != serial_)) {
-      if (outbox_open_) posted_in_[queue] = serial_;
+    if (!outbox_open_ || appends_held_ != 0 || first_to_idle(queue)) {
       if (sends_held_) [[unlikely]]
         post_outbox_now();
       return false;
@@ -294,6 +290,15 @@ class runner : public sleeper {
       make_outbox_ready();
     outbox_->add(queue, target, message, run);
     sends_held_ = true;
+    return true;
+  }
+  // Whether a send to `queue` is the batch's first to it while another
+  // pool worker is idle (see hold_send); if so, marks the queue.
+  bool first_to_idle(std::uint32_t queue) noexcept {
+    const bool other_idle = idle_workers_->load(std::memory_order_relaxed) !=
+                            (own_idle_->load(std::memory_order_relaxed) ? 1u : 0u);
+    if (!other_idle || posted_in_[queue] == serial_) return false;
+    posted_in_[queue] = serial_;
     return true;
   }
   // Posts what the outbox holds (see hold_send), if anything.
@@ -546,6 +551,9 @@ class runner : public sleeper {
   [[gnu::always_inline]] inline void end_batch(work_queue& q, std::uint32_t index) noexcept;
   template <class Enough>
   std::uint64_t run_batch(work_queue& q, std::uint32_t index, std::uint64_t most, Enough enough);
+  // Sends posted that weigh as one message run in a batch's work (see
+  // run_batch): a post costs a lock section, a message run a call.
+  static constexpr std::uint64_t sends_per_unit = 8;
   // Whether the gulp budget of a batch that has done `work` (messages run
   // plus sends posted, see run_batch) is spent, reading the clock only now
   // and then (see runner.cpp).
@@ -634,7 +642,8 @@ class runner : public sleeper {
   std::unique_ptr<suspensions> suspensions_;  // null if it never suspends
   std::unique_ptr<outbox> outbox_;            // null unless use_outbox()
   // Per queue, the serial of the last batch that posted to it at once
-  // while a worker was idle (see hold_send); with the outbox only. A
+  // while a worker was idle (see first_to_idle); with the outbox only,
+  // whose runners take claims, so each batch has a serial of its own. A
   // serial that wraps round to a queue's old mark only holds that batch's
   // first send to it until the batch ends.
   std::unique_ptr<std::uint32_t[]> posted_in_;

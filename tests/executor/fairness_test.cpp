@@ -137,14 +137,19 @@ struct tally : tact::actor {
 
 // Each run of its behaviour sends a burst to a tally on another queue and
 // one burst_msg to itself, which joins the batch in hand: a batch of
-// bursts, as long as the gulp budget lets it run.
+// bursts, as long as the gulp budget lets it run. A run takes at least
+// `each` of wall time, however fast the sends: a floor for the bound.
 struct burster : tact::actor {
+  static constexpr std::chrono::microseconds each{5};
   burster(tally& to, std::uint64_t bursts) : to_{to}, left_{bursts} { again_.allow_unsent(); }
   std::atomic<std::uint64_t> bursts{0};
   tact::allocation receive(burst_msg&) {
+    const auto until = std::chrono::steady_clock::now() + each;
     bursts.fetch_add(1, std::memory_order_relaxed);
     for (counted_msg& m : burst_) to_ | m;
     if (--left_ > 0) *this | again_;
+    while (std::chrono::steady_clock::now() < until) {
+    }
     return Nodelete;
   }
 
@@ -174,9 +179,9 @@ TEST_CASE("a batch whose messages post bursts is cut at the gulp budget, after c
   // queue 2. The cheap ones would teach a clock counting messages alone
   // that 64 more fit in the budget, and 64 bursts of 1,000 sends take a
   // millisecond or more; the sends count too, so the clock is read within
-  // a burst or two of them. A burst takes at least 5 µs anywhere (a
-  // thousand sends), so at most 20 fit in the 100 µs budget.
-  tact::actor_system system{{.workers = 1, .queues = 3}};
+  // a burst or two of them. A burst takes at least burster::each (5 µs),
+  // so at most 20 fit in the 100 µs budget; a preempted thread runs fewer.
+  tact::actor_system system{{.workers = 1, .queues = 3, .gulp_budget = 100us}};
   auto& t = system.spawn_at<tally>(tact::on_queue(2));
   auto& b = system.spawn_at<burster>(tact::on_queue(0), t, 200);
   auto& cheap = system.spawn_at<tally>(tact::on_queue(0));
