@@ -569,6 +569,8 @@ class runner : public sleeper {
   std::uint64_t drain_held(work_queue& q, std::uint32_t index);
   void run_held(work_queue& q, std::uint32_t index, const envelope& e);
   void run_stash(work_queue& q, std::uint32_t index, void* target);
+  // A resumed behaviour has returned: what it held back is posted.
+  void close_resumed_outbox() noexcept;
   std::uint64_t after_resume(work_queue& q, std::uint32_t index, void* target);
 
   executor& owner_;

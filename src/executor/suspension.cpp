@@ -86,7 +86,7 @@ void runner::suspend(wake_condition& c) {
     }
   }
   // Its sends so far are posted before it waits (the reply it waits for
-  // may need one); the rest of its run, once resumed, holds none back.
+  // may need one).
   post_outbox();
   outbox_open_ = false;
   // The batch state belongs to the behaviour: the next context starts clean.
@@ -122,6 +122,18 @@ void runner::suspend(wake_condition& c) {
   batch_serial_ = 0;  // a resumed behaviour claims nothing: other batches ran meanwhile
   running_target_ = target;
   resumed_ = true;
+  // The rest of its run holds its mailbox sends back as a batch does (see
+  // runner::hold_send), with a serial of its own so that its first send to
+  // each queue goes at once while a worker idles; they are posted when it
+  // waits again (above) or returns (run_batch, run_held and run_stash
+  // post them). Its actor runs nowhere else meanwhile, which is what the
+  // outbox's order argument asks of a batch. Posted one at a time, a
+  // flood sent after a wait (a producer resumed once its bounded
+  // receiver has room) went in gulps of one or two messages.
+  if (outbox_ != nullptr) {
+    outbox_open_ = true;
+    ++serial_;
+  }
 }
 
 // Resumes one suspended behaviour whose condition is ready; this context
@@ -247,6 +259,7 @@ void runner::run_held(work_queue& q, std::uint32_t index, const envelope& e) {
   e.run(e.target, e.message);
   counters.messages_processed.add();
   if (resumed_) [[unlikely]] {
+    close_resumed_outbox();
     resumed_ = false;
     run_stash(q, index, e.target);
   }
@@ -274,8 +287,15 @@ void runner::run_stash(work_queue& q, std::uint32_t index, void* target) {
     running_target_ = target;
     e.run(e.target, e.message);
     counters.messages_processed.add();
+    if (resumed_) [[unlikely]]
+      close_resumed_outbox();
     resumed_ = false;
   }
+}
+
+void runner::close_resumed_outbox() noexcept {
+  post_outbox();
+  outbox_open_ = false;
 }
 
 std::uint64_t runner::after_resume(work_queue& q, std::uint32_t index, void* target) {
