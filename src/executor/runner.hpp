@@ -305,6 +305,12 @@ class runner : public sleeper {
   void post_outbox() noexcept {
     if (sends_held_) post_outbox_now();
   }
+  // Posts it and takes no more sends: a behaviour waits, or a resumed one
+  // (see suspend()) has returned.
+  void close_outbox() noexcept {
+    post_outbox();
+    outbox_open_ = false;
+  }
 
   // While one is alive on this runner's thread, sends take the mailbox even
   // to the queue in hand. For code that sends for an actor that is not an
@@ -569,8 +575,6 @@ class runner : public sleeper {
   std::uint64_t drain_held(work_queue& q, std::uint32_t index);
   void run_held(work_queue& q, std::uint32_t index, const envelope& e);
   void run_stash(work_queue& q, std::uint32_t index, void* target);
-  // A resumed behaviour has returned: what it held back is posted.
-  void close_resumed_outbox() noexcept;
   std::uint64_t after_resume(work_queue& q, std::uint32_t index, void* target);
 
   executor& owner_;
@@ -627,7 +631,7 @@ class runner : public sleeper {
   bool foreign_ = false;
   bool solo_ = false;  // the batch in hand belongs to a solo turn (see absorb_all())
   bool cut_ = false;        // the last process() stopped a conversation at its budget
-  bool outbox_open_ = false;  // a batch runs: its mailbox sends may be held (see hold_send)
+  bool outbox_open_ = false;  // a batch (or a resumed behaviour) runs: its mailbox sends may be held
   // !outbox_->empty(), kept here on the batch state's line: try_rejoin,
   // on a conversation's every hop, reads it instead of the outbox.
   bool sends_held_ = false;

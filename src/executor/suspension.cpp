@@ -87,8 +87,7 @@ void runner::suspend(wake_condition& c) {
   }
   // Its sends so far are posted before it waits (the reply it waits for
   // may need one).
-  post_outbox();
-  outbox_open_ = false;
+  close_outbox();
   // The batch state belongs to the behaviour: the next context starts clean.
   // A hop it made waits in the ring, as any claim, for the contexts that
   // run meanwhile.
@@ -259,7 +258,7 @@ void runner::run_held(work_queue& q, std::uint32_t index, const envelope& e) {
   e.run(e.target, e.message);
   counters.messages_processed.add();
   if (resumed_) [[unlikely]] {
-    close_resumed_outbox();
+    close_outbox();
     resumed_ = false;
     run_stash(q, index, e.target);
   }
@@ -288,14 +287,9 @@ void runner::run_stash(work_queue& q, std::uint32_t index, void* target) {
     e.run(e.target, e.message);
     counters.messages_processed.add();
     if (resumed_) [[unlikely]]
-      close_resumed_outbox();
+      close_outbox();
     resumed_ = false;
   }
-}
-
-void runner::close_resumed_outbox() noexcept {
-  post_outbox();
-  outbox_open_ = false;
 }
 
 std::uint64_t runner::after_resume(work_queue& q, std::uint32_t index, void* target) {
