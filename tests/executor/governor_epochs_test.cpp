@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <thread>
+#include <vector>
 
 #include <tact/tact.hpp>
 
@@ -43,16 +44,20 @@ struct sink : tact::actor {
   }
 };
 
-// Sends `per_burst` floods to the sink on each burst.
+// Sends `per_burst` floods to the sink on each burst, then keeps its
+// worker until the test has ended the epoch: a worker that ran dry
+// meanwhile would undo the governor's count (executor::ran_dry).
 struct flooder : tact::actor {
   static constexpr std::uint64_t per_burst = 1'000;
   sink* to = nullptr;
   flood f;
   std::atomic<std::uint64_t> bursts{0};
+  std::atomic<std::uint64_t> released{0};
   flooder() { f.allow_unsent(); }
   tact::allocation receive(burst&) {
     for (std::uint64_t i = 0; i < per_burst; ++i) *to | f;
-    bursts.fetch_add(1, std::memory_order_release);
+    const std::uint64_t n = bursts.fetch_add(1, std::memory_order_release) + 1;
+    while (released.load(std::memory_order_acquire) < n) std::this_thread::yield();
     return Nodelete;
   }
 };
@@ -83,11 +88,59 @@ TEST_CASE("an epoch counts the messages sent, not only those run") {
     f | bursts[e];
     while (f.bursts.load(std::memory_order_acquire) != e + 1) std::this_thread::yield();
     ex.adapt_when_due(start + (e + 1) * 1h);
+    if (e + 1 < tact::detail::governor::hold_first) f.released.store(e + 1, std::memory_order_release);
   }
   CHECK(ex.active_workers() == 1);
+  f.released.store(tact::detail::governor::hold_first, std::memory_order_release);
   b.released.store(true, std::memory_order_release);
   system.await_quiescence();
   CHECK(s.received == tact::detail::governor::hold_first * flooder::per_burst);
+  CHECK(tact::test::conservation_of(system));
+  b | tact::delete_msg;
+  s | tact::delete_msg;
+  f | tact::delete_msg;
+  system.stop();
+}
+
+TEST_CASE("once the running workers run dry, the workers the governor stood down run again") {
+  // As above, the governor stands the second worker down while the
+  // flood is sent; then the work stops. The next work, sent from outside
+  // once the system is quiescent, must find every worker running: on one
+  // worker alone it would start a solo turn, whose batch takes in and
+  // keeps every idle queue, and a behaviour of it that waits for another
+  // actor would hold that actor's mail where the other worker, once
+  // back, could not take it.
+  tact::actor_system system{tact::test::configured({.workers = 2, .queues = 2, .adapt_every = 1h})};
+  tact::detail::executor& ex = tact::detail::executor_of(system);
+  blocker& b = system.spawn_at<blocker>(tact::on_queue(1));
+  sink& s = system.spawn_at<sink>(tact::on_queue(1));
+  flooder& f = system.spawn_at<flooder>(tact::on_queue(0));
+  f.to = &s;
+  hold h;
+  b | h;
+  while (!b.holding.load(std::memory_order_acquire)) std::this_thread::yield();
+  const auto start = std::chrono::steady_clock::now() + 1h;
+  std::vector<burst> bursts(tact::detail::governor::hold_first);
+  for (std::uint32_t e = 0; e < tact::detail::governor::hold_first; ++e) {
+    f | bursts[e];
+    while (f.bursts.load(std::memory_order_acquire) != e + 1) std::this_thread::yield();
+    ex.adapt_when_due(start + (e + 1) * 1h);
+    if (e + 1 < tact::detail::governor::hold_first) f.released.store(e + 1, std::memory_order_release);
+  }
+  REQUIRE(ex.active_workers() == 1);
+  f.released.store(tact::detail::governor::hold_first, std::memory_order_release);
+  b.released.store(true, std::memory_order_release);
+  system.await_quiescence();
+  // No epoch has ended since (the next is due in an hour).
+  CHECK(ex.active_workers() == 2);
+  // A count set by hand is not the governor's: it stays.
+  ex.set_active(1);
+  burst more;
+  f.released.store(tact::detail::governor::hold_first + 1, std::memory_order_release);
+  f | more;
+  system.await_quiescence();
+  CHECK(ex.active_workers() == 1);
+  CHECK(s.received == (tact::detail::governor::hold_first + 1) * flooder::per_burst);
   CHECK(tact::test::conservation_of(system));
   b | tact::delete_msg;
   s | tact::delete_msg;
