@@ -22,6 +22,8 @@ namespace {
 
 using tact::detail::allocate_block;
 using tact::detail::block_keep_limit;
+using tact::detail::depot_block_limit;
+using tact::detail::depot_blocks;
 using tact::detail::free_block;
 using tact::detail::kept_blocks;
 
@@ -138,7 +140,8 @@ TEST_CASE("blocks a consumer thread frees serve a producer thread, a whole list 
   // consumer's.
   std::vector<void*> earlier;
   std::thread drain{[&] {
-    for (std::size_t i = 0; i < 8 * limit; ++i) earlier.push_back(allocate_block(size));
+    const std::size_t left = depot_blocks(size);
+    for (std::size_t i = 0; i < left; ++i) earlier.push_back(allocate_block(size));
   }};
   drain.join();
   std::vector<void*> made;
@@ -159,6 +162,52 @@ TEST_CASE("blocks a consumer thread frees serve a producer thread, a whole list 
   std::size_t reused = 0;
   for (void* b : again) reused += freed.count(b);
   CHECK(reused == limit);  // one whole list, none from the heap
+  for (void* b : again) free_block(b, size);
+  for (void* b : earlier) free_block(b, size);
+}
+
+TEST_CASE("a burst freed on one thread serves the next burst made on another, not the heap") {
+  // A producer muted by a bounded mailbox has tens of thousands of
+  // messages in flight, freed and made again in waves (tx_counting_bounded:
+  // 32,768 blocks of 32 bytes). The depot takes such a wave whole: 2 MiB
+  // of blocks per size. With 4 lists per size it took 1,024 of them and
+  // the heap the rest.
+  const std::size_t limit = block_keep_limit();
+  if (limit == 0) return;  // nothing pooled
+  constexpr std::size_t size = 32;
+  constexpr std::size_t wave = 32'768;
+  CHECK(depot_block_limit(size) * size >= std::size_t{2} << 20);
+  CHECK(depot_block_limit(largest_pooled) >= 4 * limit);
+  // Earlier tests' lists are taken out of the depot first (and held), so
+  // that the counts below are the wave's.
+  std::vector<void*> earlier;
+  std::vector<void*> made;
+  std::thread producer{[&] {
+    const std::size_t left = depot_blocks(size);
+    for (std::size_t i = 0; i < left; ++i) earlier.push_back(allocate_block(size));
+    for (std::size_t i = 0; i < wave; ++i) made.push_back(allocate_block(size));
+  }};
+  producer.join();
+  REQUIRE(depot_blocks(size) == 0);
+  const std::set<void*> freed(made.begin(), made.end());
+  std::thread consumer{[&] {
+    for (void* b : made) free_block(b, size);
+  }};
+  consumer.join();
+  // Every list the consumer filled went to the depot, but its last: a list
+  // goes once a block finds it full, and the thread gave that one to the
+  // heap when it ended.
+  const std::size_t given = (wave - 1) / limit * limit;
+  CHECK(depot_blocks(size) == given);
+  std::vector<void*> again;
+  std::thread second_producer{[&] {
+    for (std::size_t i = 0; i < given; ++i) again.push_back(allocate_block(size));
+  }};
+  second_producer.join();
+  std::size_t reused = 0;
+  for (void* b : again) reused += freed.count(b);
+  CHECK(reused == again.size());
+  CHECK(depot_blocks(size) == 0);
   for (void* b : again) free_block(b, size);
   for (void* b : earlier) free_block(b, size);
 }

@@ -12,8 +12,10 @@ namespace tact::detail {
 // messages and behaviours, classic messages made by tact::send_new): a
 // per-thread cache of small blocks in front of operator new. Any thread may
 // free a block any thread allocated; it joins the freeing thread's cache,
-// which keeps at most block_keep_limit() blocks per size and gives the
-// rest to the heap. Aligned as operator new(size) is.
+// which keeps at most block_keep_limit() blocks per size and gives a full
+// list to a depot shared by the threads (up to depot_block_limit(size)),
+// where a thread whose cache is empty takes one; what the depot has no
+// room for goes to the heap. Aligned as operator new(size) is.
 inline void* allocate_block(std::size_t size);
 inline void free_block(void* block, std::size_t size) noexcept;
 // For tests: how many blocks of `size` bytes the calling thread keeps for
@@ -21,6 +23,11 @@ inline void free_block(void* block, std::size_t size) noexcept;
 // as under AddressSanitizer).
 TACT_API std::size_t kept_blocks(std::size_t size) noexcept;
 TACT_API std::size_t block_keep_limit() noexcept;
+// For tests: how many blocks of `size` bytes the depot shared by the
+// threads holds (whole lists that threads gave up), and the most it holds
+// for that size (0 where nothing is pooled).
+TACT_API std::size_t depot_blocks(std::size_t size) noexcept;
+TACT_API std::size_t depot_block_limit(std::size_t size) noexcept;
 
 // ---- the cache itself (block_pool.cpp); the common cases inline ----
 
