@@ -62,44 +62,69 @@ struct flooder : tact::actor {
   }
 };
 
-}  // namespace
-
-TEST_CASE("an epoch counts the messages sent, not only those run") {
-  // A flood whose receiver runs nothing yet (its worker is held, as one
-  // worker running the flooder's long behaviour would hold it): each
-  // epoch runs one message and sends a thousand. Counted by runs alone,
-  // every epoch looked idle (under governor::least_messages) and no count
-  // was ever tried; counted with its sends, the work is message-bound and
-  // the governor tries one worker after its first hold.
-  tact::actor_system system{tact::test::configured({.workers = 2, .queues = 2, .adapt_every = 1h})};
+// A system of two workers and two queues, epochs ended by hand: the
+// sink's worker held by the blocker (as one worker running the flooder's
+// long behaviour would hold it), and the flooder on the other worker.
+struct flood_rig {
+  tact::actor_system system{
+      tact::test::configured({.workers = 2, .queues = 2, .adapt_every = 1h})};
   tact::detail::executor& ex = tact::detail::executor_of(system);
   blocker& b = system.spawn_at<blocker>(tact::on_queue(1));
   sink& s = system.spawn_at<sink>(tact::on_queue(1));
   flooder& f = system.spawn_at<flooder>(tact::on_queue(0));
-  f.to = &s;
   hold h;
-  b | h;
-  while (!b.holding.load(std::memory_order_acquire)) std::this_thread::yield();
-  // Beyond the first due time, which is an hour after the system started.
-  const auto start = std::chrono::steady_clock::now() + 1h;
-  std::vector<burst> bursts(tact::detail::governor::hold_first);
-  for (std::uint32_t e = 0; e < tact::detail::governor::hold_first; ++e) {
-    CHECK(ex.active_workers() == 2);
-    f | bursts[e];
-    while (f.bursts.load(std::memory_order_acquire) != e + 1) std::this_thread::yield();
-    ex.adapt_when_due(start + (e + 1) * 1h);
-    if (e + 1 < tact::detail::governor::hold_first) f.released.store(e + 1, std::memory_order_release);
+  std::vector<burst> bursts = std::vector<burst>(tact::detail::governor::hold_first);
+
+  flood_rig() {
+    f.to = &s;
+    b | h;
+    while (!b.holding.load(std::memory_order_acquire)) std::this_thread::yield();
   }
-  CHECK(ex.active_workers() == 1);
-  f.released.store(tact::detail::governor::hold_first, std::memory_order_release);
-  b.released.store(true, std::memory_order_release);
-  system.await_quiescence();
-  CHECK(s.received == tact::detail::governor::hold_first * flooder::per_burst);
-  CHECK(tact::test::conservation_of(system));
-  b | tact::delete_msg;
-  s | tact::delete_msg;
-  f | tact::delete_msg;
-  system.stop();
+  ~flood_rig() {
+    b | tact::delete_msg;
+    s | tact::delete_msg;
+    f | tact::delete_msg;
+    system.stop();
+  }
+
+  // A burst per epoch for the governor's first hold, each epoch ended
+  // while the flooder still holds its worker; `before_each` runs before
+  // each burst. The last burst's flooder is still held on return.
+  template <class Check>
+  void flood_first_hold(Check before_each) {
+    // Beyond the first due time, which is an hour after the system started.
+    const auto start = std::chrono::steady_clock::now() + 1h;
+    for (std::uint32_t e = 0; e < tact::detail::governor::hold_first; ++e) {
+      before_each();
+      f | bursts[e];
+      while (f.bursts.load(std::memory_order_acquire) != e + 1) std::this_thread::yield();
+      ex.adapt_when_due(start + (e + 1) * 1h);
+      if (e + 1 < tact::detail::governor::hold_first)
+        f.released.store(e + 1, std::memory_order_release);
+    }
+  }
+  // Lets the flooder and the blocker go, and waits for quiescence.
+  void release() {
+    f.released.store(tact::detail::governor::hold_first, std::memory_order_release);
+    b.released.store(true, std::memory_order_release);
+    system.await_quiescence();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("an epoch counts the messages sent, not only those run") {
+  // A flood whose receiver runs nothing yet: each epoch runs one message
+  // and sends a thousand. Counted by runs alone, every epoch looked idle
+  // (under governor::least_messages) and no count was ever tried; counted
+  // with its sends, the work is message-bound and the governor tries one
+  // worker after its first hold.
+  flood_rig rig;
+  rig.flood_first_hold([&] { CHECK(rig.ex.active_workers() == 2); });
+  CHECK(rig.ex.active_workers() == 1);
+  rig.release();
+  CHECK(rig.s.received == tact::detail::governor::hold_first * flooder::per_burst);
+  CHECK(tact::test::conservation_of(rig.system));
 }
 
 TEST_CASE("once the running workers run dry, the workers the governor stood down run again") {
@@ -110,40 +135,19 @@ TEST_CASE("once the running workers run dry, the workers the governor stood down
   // keeps every idle queue, and a behaviour of it that waits for another
   // actor would hold that actor's mail where the other worker, once
   // back, could not take it.
-  tact::actor_system system{tact::test::configured({.workers = 2, .queues = 2, .adapt_every = 1h})};
-  tact::detail::executor& ex = tact::detail::executor_of(system);
-  blocker& b = system.spawn_at<blocker>(tact::on_queue(1));
-  sink& s = system.spawn_at<sink>(tact::on_queue(1));
-  flooder& f = system.spawn_at<flooder>(tact::on_queue(0));
-  f.to = &s;
-  hold h;
-  b | h;
-  while (!b.holding.load(std::memory_order_acquire)) std::this_thread::yield();
-  const auto start = std::chrono::steady_clock::now() + 1h;
-  std::vector<burst> bursts(tact::detail::governor::hold_first);
-  for (std::uint32_t e = 0; e < tact::detail::governor::hold_first; ++e) {
-    f | bursts[e];
-    while (f.bursts.load(std::memory_order_acquire) != e + 1) std::this_thread::yield();
-    ex.adapt_when_due(start + (e + 1) * 1h);
-    if (e + 1 < tact::detail::governor::hold_first) f.released.store(e + 1, std::memory_order_release);
-  }
-  REQUIRE(ex.active_workers() == 1);
-  f.released.store(tact::detail::governor::hold_first, std::memory_order_release);
-  b.released.store(true, std::memory_order_release);
-  system.await_quiescence();
+  flood_rig rig;
+  rig.flood_first_hold([] {});
+  REQUIRE(rig.ex.active_workers() == 1);
+  rig.release();
   // No epoch has ended since (the next is due in an hour).
-  CHECK(ex.active_workers() == 2);
+  CHECK(rig.ex.active_workers() == 2);
   // A count set by hand is not the governor's: it stays.
-  ex.set_active(1);
+  rig.ex.set_active(1);
   burst more;
-  f.released.store(tact::detail::governor::hold_first + 1, std::memory_order_release);
-  f | more;
-  system.await_quiescence();
-  CHECK(ex.active_workers() == 1);
-  CHECK(s.received == (tact::detail::governor::hold_first + 1) * flooder::per_burst);
-  CHECK(tact::test::conservation_of(system));
-  b | tact::delete_msg;
-  s | tact::delete_msg;
-  f | tact::delete_msg;
-  system.stop();
+  rig.f.released.store(tact::detail::governor::hold_first + 1, std::memory_order_release);
+  rig.f | more;
+  rig.system.await_quiescence();
+  CHECK(rig.ex.active_workers() == 1);
+  CHECK(rig.s.received == (tact::detail::governor::hold_first + 1) * flooder::per_burst);
+  CHECK(tact::test::conservation_of(rig.system));
 }
