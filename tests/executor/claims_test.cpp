@@ -732,7 +732,14 @@ TEST_CASE("a behaviour that waits in a batch holding merged messages keeps their
   CHECK(rcv.tickets_early == 0);
   CHECK(rcv.fifo.clean());
   CHECK(rcv.fifo.received() == 2 * tact::test::scaled(5'000));
-  CHECK(system.stats().total.suspensions == rcv.waits);
+  // Each wait suspends unless the helper's answer came first: with more
+  // than one worker, the helper's worker may answer before the asker
+  // reaches its suspension (await_suspended then has nothing to wait
+  // for). On one worker it cannot.
+  const std::uint64_t suspensions = system.stats().total.suspensions;
+  CHECK(suspensions <= rcv.waits);
+  CHECK(suspensions > 0);
+  if (workers == 1) CHECK(suspensions == rcv.waits);
   CHECK(tact::test::conservation_of(system));
   srv | tact::delete_msg;
   rcv | tact::delete_msg;
