@@ -536,31 +536,6 @@ void executor::adapt_when_due(std::chrono::steady_clock::time_point now) noexcep
   a.turn.store(false, std::memory_order_release);
 }
 
-// The running workers have run out of work while the governor keeps
-// others resting: the count was chosen for work that has stopped, so
-// every worker runs again, at once, as after an epoch that was not
-// message-bound (the next epoch's would say as much, a resting worker's
-// millisecond later). Without this, work sent in that millisecond (a
-// burst from another thread once the system is quiescent) started a
-// solo turn: worker 0's batch took in and kept every idle queue, and a
-// behaviour of it that waited for another actor held that actor's mail
-// where the workers brought back could not take it (see "Stuck runners"
-// in docs/design.md). A count set by hand (set_active) is left alone:
-// only the governor's own choice is undone. Inside set_active's pass,
-// so quiescence is never seen with the count below every worker after
-// the running ones ran dry.
-void executor::ran_dry() noexcept {
-  adaptation& a = adaptation_;
-  if (active_.load(std::memory_order_relaxed) == worker_count_ ||
-      a.turn.exchange(true, std::memory_order_acquire))
-    return;
-  if (a.decide.active() != worker_count_) {
-    a.decide.restart();
-    set_active(worker_count_);
-  }
-  a.turn.store(false, std::memory_order_release);
-}
-
 // The new count, then a wake for every worker: one that now rests parks
 // as resting, one that runs again sweeps its own queues, and every one
 // that parks again registers on the blocks it covers now. Sequentially

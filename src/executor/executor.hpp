@@ -286,9 +286,6 @@ class executor {
   // to decide meanwhile). @pre 1 <= active <= worker_count(), and the
   // governor is on (system_config::adapt_every).
   void set_active(std::uint32_t active) noexcept;
-  // Called by a running worker about to park when every running worker
-  // is idle: if the governor stood workers down, they all run again.
-  void ran_dry() noexcept;
 
   // Drops what is queued in queue `index` (a sponsor's, released), handing
   // it to the actor models' discard handlers; returns how many envelopes.

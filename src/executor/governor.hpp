@@ -65,22 +65,14 @@ class governor {
 
   std::uint32_t active() const noexcept { return active_; }
 
-  // The work has stopped (the running workers ran out of it): whatever
-  // comes next starts with every worker, as after an epoch that was not
-  // message-bound, and a try in progress is abandoned.
-  void restart() noexcept {
-    trying_ = false;
-    active_ = workers_;
-    settle(hold_first);
-  }
-
   // The count of workers to run from now on, after an epoch that counted
   // `messages` in `elapsed`.
   std::uint32_t decide(std::uint64_t messages, std::chrono::nanoseconds elapsed) noexcept {
     if (workers_ == 1) return 1;
     if (!trying_) {
       if (!message_bound(messages, elapsed)) {
-        restart();
+        active_ = workers_;
+        settle(hold_first);
       } else if (--wait_ == 0) {
         from_ = active_;
         to_ = neighbour();

@@ -212,12 +212,6 @@ void pool_worker::park() {
   // A last look first: mail stranded on a worker whose thread is not
   // running (see thief::worth_stealing) is taken now, not after a watch.
   if (stealing_ && thief_.steal_stranded()) return;
-  // Every running worker idle, this one included: the work the governor
-  // counted has stopped (see executor::ran_dry). A hint, as idle() is: a
-  // worker that just found work may be counted, and then the resting
-  // worker's next epoch does the same a millisecond later.
-  if (owner().idle_workers().load(std::memory_order_relaxed) >= owner().active_workers())
-    owner().ran_dry();
   trim_fibers();
   // What this worker retired and cannot free yet goes to the shared list,
   // so that a parked worker does not hold it until it runs again.
