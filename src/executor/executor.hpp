@@ -369,7 +369,7 @@ class executor {
     std::atomic<bool> turn{false};
     governor decide;
     std::chrono::steady_clock::time_point since{};
-    std::uint64_t work = 0;  // messages run and sent, up to `since`
+    std::uint64_t processed = 0;
   };
   padded<adaptation> adaptation_;
   std::vector<std::thread> threads_;
