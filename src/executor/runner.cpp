@@ -407,6 +407,16 @@ bool runner::claim_or_join(work_queue& q, std::uint32_t index, void* target, voi
       // mailbox behind it while this batch goes on, not after it. A queue
       // flooded once is not claimed again: its sender comes back with the
       // next burst, and each claim would only be handed back.
+      //
+      // Kept, though, while the batch in hand holds other queues'
+      // envelopes (merged, or taken in by a solo turn; see merge()): q
+      // may be a queue it kept (rejoined, see rejoin()), whose actors may
+      // still have envelopes in it, or be running now (a behaviour that
+      // sends to its own queue). Handed back, q would run them on another
+      // worker meanwhile: two behaviours of one actor at once, and its
+      // later mail ahead of its earlier. The send takes q's mailbox, and
+      // the claimed batch runs after this one, as claims do.
+      if (foreign_) return false;
       if (batch.size() >= defaults::claim_joins) flooded_ = index;
       if (sleeper* parked = q.pause()) parked->wake();
       // Released. The newest claim (as this batch's is, unless a
