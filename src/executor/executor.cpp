@@ -522,10 +522,17 @@ void executor::adapt_when_due(std::chrono::steady_clock::time_point now) noexcep
     const std::uint32_t active = a.decide.decide(messages, now - a.since);
     a.processed = processed;
     a.since = now;
+    a.weighed.store(a.weighed.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     a.due.store((now + config_.adapt_every).time_since_epoch().count(), std::memory_order_relaxed);
-    if (active != active_.load(std::memory_order_relaxed)) set_active(active);
+    if (active != active_.load(std::memory_order_relaxed)) change_active(active);
   }
   a.turn.store(false, std::memory_order_release);
+}
+
+// A count set by hand holds for solo turns from the start (see solo()).
+void executor::set_active(std::uint32_t active) noexcept {
+  adaptation_.by_hand.store(true, std::memory_order_relaxed);
+  change_active(active);
 }
 
 // The new count, then a wake for every worker: one that now rests parks
@@ -544,7 +551,7 @@ void executor::adapt_when_due(std::chrono::steady_clock::time_point now) noexcep
 // be a resting worker, see pool_worker::rest): await_quiescence() would
 // return with that mail queued. Once the pass ends, every worker has
 // been woken and must park again to count.
-void executor::set_active(std::uint32_t active) noexcept {
+void executor::change_active(std::uint32_t active) noexcept {
   TACT_ASSERT(active >= 1 && active <= worker_count_ && config_.adapt_every.count() > 0,
               "a count of running workers between 1 and the workers, with the governor on");
   quiescence_.pass_begins();

@@ -248,9 +248,21 @@ class executor {
   // other worker down, and they all rest (a hint, as the count is). Its
   // turns then take all the queues it sweeps into one batch (see
   // runner::absorb_all). Not before the others rest: one that finishes
-  // its last batch still sends to the queues it would take.
-  bool solo(std::uint32_t worker) const noexcept {
-    return worker == 0 && worker_count_ > 1 && active_workers() == 1 && others_rest();
+  // its last batch still sends to the queues it would take. Nor before
+  // the governor has weighed `from` epochs (see epochs_weighed()): a
+  // worker that ran dry sets that past the next whole epoch (see
+  // runner::parked_dry), so that the count chosen for work that stopped
+  // does not take in the next work, often sent by another thread into a
+  // quiescent system, as one batch behind whichever of its behaviours
+  // runs first (see "Stuck runners" in docs/design.md). A count set by
+  // hand (set_active) holds from the start.
+  bool solo(std::uint32_t worker, std::uint64_t from) const noexcept {
+    return worker == 0 && worker_count_ > 1 && active_workers() == 1 && others_rest() &&
+           (epochs_weighed() >= from || adaptation_.by_hand.load(std::memory_order_relaxed));
+  }
+  // How many epochs the governor has weighed so far (see adapt_when_due).
+  std::uint64_t epochs_weighed() const noexcept {
+    return adaptation_.weighed.load(std::memory_order_relaxed);
   }
   std::uint32_t covering(std::uint32_t worker) const noexcept {
     const std::uint32_t active = active_workers();
@@ -276,14 +288,16 @@ class executor {
   // queue it registered on before it rested) is passed on.
   void wake_covering(std::uint32_t worker) noexcept;
   bool others_rest() const noexcept;
+  // The new count (see set_active).
+  void change_active(std::uint32_t active) noexcept;
   // Called by running pool workers now and then (see
   // pool_worker::rescue_when_due): once per adapt_every, by whichever
   // comes first, the governor weighs the epoch just ended and the count of
   // running workers changes if it says so.
   void adapt_when_due(std::chrono::steady_clock::time_point now) noexcept;
-  // Runs workers 0 .. active - 1 from now on, the others rest: what the
-  // governor decides (tests also set a count, with epochs too long for it
-  // to decide meanwhile). @pre 1 <= active <= worker_count(), and the
+  // Runs workers 0 .. active - 1 from now on, the others rest, as if the
+  // governor had decided it (for tests, with epochs too long for it to
+  // decide meanwhile). @pre 1 <= active <= worker_count(), and the
   // governor is on (system_config::adapt_every).
   void set_active(std::uint32_t active) noexcept;
 
@@ -367,6 +381,10 @@ class executor {
         : decide{workers, epoch} {}
     std::atomic<std::int64_t> due{0};  // steady_clock nanoseconds; max: never
     std::atomic<bool> turn{false};
+    // Epochs weighed: written by the turn's holder, read by worker 0 at a
+    // batch's start when it may run alone (see solo()).
+    std::atomic<std::uint64_t> weighed{0};
+    std::atomic<bool> by_hand{false};  // set_active was called
     governor decide;
     std::chrono::steady_clock::time_point since{};
     std::uint64_t processed = 0;

@@ -234,6 +234,7 @@ void pool_worker::park() {
                     parked))
     return;
   counters.parks.add();
+  parked_dry();
   owner().quiet().parked();
   if (stealing_) {
     watch();

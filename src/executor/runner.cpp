@@ -230,7 +230,7 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
   work_queue* q = &first;
   std::uint32_t index = first_index;
   begin_batch(*q, index);
-  solo_ = claims_on_ && owner_.solo(index_);
+  solo_ = claims_on_ && owner_.solo(index_, solo_from_);
   if (solo_) [[unlikely]]
     absorb_all(*q);
   std::uint64_t processed = 0;
@@ -506,6 +506,9 @@ void runner::absorb_all(const work_queue& in_hand) noexcept {
   absorb(owned_.first, owned_.last);
   owner_.for_each_covered(index_, owner_.active_workers(), absorb);
 }
+
+// Two: the next epoch weighed began before now, the one after it after.
+void runner::parked_dry() noexcept { solo_from_ = owner_.epochs_weighed() + 2; }
 
 void runner::unkeep(std::uint32_t index) noexcept {
   const std::uint32_t at = kept_at_[index] - 1u;

@@ -430,6 +430,10 @@ class runner : public sleeper {
   // Hands every pending claim back to its queue's owner (work_queue::pause),
   // and lets go of the queues kept (see keep()).
   void release_claims() noexcept;
+  // This runner ran dry and parked: its turns run alone again (see
+  // absorb_all()) only once the governor has weighed a whole epoch begun
+  // after now, and still runs it alone (see executor::solo).
+  void parked_dry() noexcept;
 
   // Leaves the epochs (pinned lazily by a transactional dispatch) at a point
   // where this runner holds nothing read under the pin.
@@ -630,6 +634,7 @@ class runner : public sleeper {
   // absorbed: some of them may not have run yet.
   bool foreign_ = false;
   bool solo_ = false;  // the batch in hand belongs to a solo turn (see absorb_all())
+  std::uint64_t solo_from_ = 0;  // see parked_dry()
   bool cut_ = false;        // the last process() stopped a conversation at its budget
   bool outbox_open_ = false;  // a batch (or a resumed behaviour) runs: its mailbox sends may be held
   // !outbox_->empty(), kept here on the batch state's line: try_rejoin,

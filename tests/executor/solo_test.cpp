@@ -5,6 +5,9 @@
 // run is a solo turn's. What every send keeps must hold: each message
 // once, each sender's in order, one behaviour of an actor at a time, a
 // behaviour that waits (an ask) included, with threads sending meanwhile.
+// Then two scenes set on purpose: a claim such a batch makes is not handed
+// back while its actor runs, and work sent to a quiescent system after
+// the governor stood workers down does not start as one worker's batch.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -148,6 +151,78 @@ TEST_CASE("a worker running alone keeps every message's guarantees, waits includ
   CHECK(tact::test::conservation_of(system));
   for (const auto& w : all) *w | tact::finished_msg;
   oracle | tact::delete_msg;
+  system.stop();
+}
+
+namespace {
+
+struct gather : tact::message {};
+
+// Holds its worker until `inside` counts both parties: only possible
+// once two workers run one of them each at the same time.
+struct gatherer : tact::actor {
+  std::atomic<std::uint32_t>* inside = nullptr;
+  bool met = false;  // the other party came within the patience
+  tact::allocation receive(gather&) {
+    inside->fetch_add(1, std::memory_order_acq_rel);
+    met = tact::test::eventually([this] { return inside->load(std::memory_order_acquire) >= 2; });
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("work sent to a quiescent system does not wait behind a turn run alone") {
+  // The governor stands worker 1 down for message-bound work, and the
+  // work stops while it rests. Two behaviours that each wait for the
+  // other to run are then sent from this thread: the count chosen for
+  // the work that stopped must not take both into one batch of worker 0
+  // (a solo turn), where the second waits for the first's patience.
+  // Epochs long enough that the count outlasts quiescence for a while.
+  tact::actor_system system{{.workers = 2, .adapt_every = 20ms}};
+  std::vector<std::unique_ptr<wanderer>> all;
+  std::atomic<std::uint64_t> arrived{0};
+  for (std::uint32_t i = 0; i < 256; ++i) {
+    auto& w = all.emplace_back(std::make_unique<wanderer>());
+    w->all = &all;
+    w->arrived = &arrived;
+  }
+  std::atomic<std::uint32_t> inside{0};
+  auto& first = system.spawn_at<gatherer>(tact::on_queue(0));
+  auto& second = system.spawn_at<gatherer>(tact::on_queue(1));
+  first.inside = second.inside = &inside;
+
+  // Short rounds of wandering tokens, until one ends with worker 1
+  // resting (the governor's try of one worker, or its choice).
+  constexpr std::uint64_t tokens = 16;
+  const std::uint64_t hops = tact::test::scaled(2'000);
+  std::vector<token> moving(tokens);
+  bool stood_down = false;
+  std::uint64_t rounds = 0;
+  for (; rounds < 2'000 && !stood_down; ++rounds) {
+    for (std::uint64_t i = 0; i < tokens; ++i) {
+      moving[i].id = i;
+      moving[i].hops_left = hops;
+      moving[i].rng = tact::test::mix(tact::test::test_seed(), rounds * tokens + i);
+      *all[(rounds * tokens + i) % all.size()] | moving[i];
+    }
+    system.await_quiescence();
+    stood_down = system.stats().load[1].resting;
+  }
+  INFO(rounds << " rounds, seed " << tact::test::test_seed());
+  REQUIRE(stood_down);
+  CHECK(arrived.load() == rounds * tokens);
+
+  gather calls[2];
+  first | calls[0];
+  second | calls[1];
+  system.await_quiescence();
+  CHECK(first.met);
+  CHECK(second.met);
+  CHECK(tact::test::conservation_of(system));
+  for (const auto& w : all) *w | tact::finished_msg;
+  first | tact::delete_msg;
+  second | tact::delete_msg;
   system.stop();
 }
 
