@@ -59,10 +59,10 @@ struct system_config {
   // Whom an idle worker tries to steal a work queue from.
   steal_policy steal = defaults::steal;
 
-  // How often the executor weighs the messages it processes to decide how
-  // many workers run: while work is message-bound and runs faster on
-  // fewer cores, the others rest and their queues are swept by the
-  // workers that run (see docs/performance.md, "Fewer workers for
+  // How often the executor weighs the messages it runs and sends to
+  // decide how many workers run: while work is message-bound and runs
+  // faster on fewer cores, the others rest and their queues are swept by
+  // the workers that run (see docs/performance.md, "Fewer workers for
   // message-bound work"). 0: every worker always runs. Needs stealing and
   // two workers or more.
   std::chrono::nanoseconds adapt_every = defaults::adapt_every;

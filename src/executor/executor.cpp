@@ -508,19 +508,27 @@ void executor::wake_covering(std::uint32_t worker) noexcept {
   if (by != worker) workers_[by].wake();
 }
 
-// One thread at a time holds the turn; the others go on at once. The
-// messages are summed from every worker's counter, one line each, once
-// per epoch.
+// One thread at a time holds the turn; the others go on at once. An
+// epoch's work is the messages run plus the messages sent, summed from
+// every worker's counters (one line each, once per epoch) and the sends
+// of other threads. Runs alone miss the work of a behaviour that floods:
+// on one worker the flood's receiver runs only once the flooder's long
+// behaviour ends, so an epoch at one worker ran almost nothing, however
+// fast it sent. Sends alone miss a receiver that falls behind: on two
+// workers a flooder sends as fast as it can while the backlog grows.
 void executor::adapt_when_due(std::chrono::steady_clock::time_point now) noexcept {
   adaptation& a = adaptation_;
   if (now.time_since_epoch().count() < a.due.load(std::memory_order_relaxed) ||
       a.turn.exchange(true, std::memory_order_acquire))
     return;
   if (now.time_since_epoch().count() >= a.due.load(std::memory_order_relaxed)) {
-    const std::uint64_t processed = sum(&worker_counters::messages_processed);
-    const std::uint64_t messages = processed >= a.processed ? processed - a.processed : 0;
+    std::uint64_t work = foreign_.sent.load(std::memory_order_relaxed);
+    for_each_runner([&](const runner& r) {
+      work += r.counters.messages_processed.get() + r.counters.messages_sent.get();
+    });
+    const std::uint64_t messages = work >= a.work ? work - a.work : 0;
     const std::uint32_t active = a.decide.decide(messages, now - a.since);
-    a.processed = processed;
+    a.work = work;
     a.since = now;
     a.weighed.store(a.weighed.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     a.due.store((now + config_.adapt_every).time_since_epoch().count(), std::memory_order_relaxed);

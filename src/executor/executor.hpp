@@ -387,7 +387,7 @@ class executor {
     std::atomic<bool> by_hand{false};  // set_active was called
     governor decide;
     std::chrono::steady_clock::time_point since{};
-    std::uint64_t processed = 0;
+    std::uint64_t work = 0;  // messages run and sent, up to `since`
   };
   padded<adaptation> adaptation_;
   std::vector<std::thread> threads_;

@@ -6,9 +6,10 @@
 
 namespace tact::detail {
 
-// How many pool workers should run, decided from the messages the
-// executor processes: all of them while the work gains from a second
-// core, fewer while it is message-bound and the cores only pass its
+// How many pool workers should run, decided from the work the executor
+// does (the messages it runs and the messages it sends; see
+// executor::adapt_when_due): all of them while the work gains from a
+// second core, fewer while it is message-bound and the cores only pass its
 // messages (and the actors' state) back and forth. Message-bound work can
 // run several times faster on one core than spread over two (each send to
 // a queue of the other worker moves the queue's lines between caches; see
@@ -16,20 +17,25 @@ namespace tact::detail {
 // work is which; so the governor measures, by hill climbing.
 //
 // Time is cut into epochs; at each epoch's end decide() gets the messages
-// processed in it and how long it lasted. Work below `least_messages` per
+// counted in it and how long it lasted. Work below `least_messages` per
 // epoch's length is not message-bound (long behaviours, or little work):
 // while it lasts every worker runs, at once, and no other count is tried.
 // Above it, the governor holds its count for a while, then tries the
 // neighbouring count (one fewer, else one more; for more than two workers
-// the direction alternates after each failed try): `pairs` pairs of
-// epochs, one at the new count and one at the old, alternating, so that a
-// rate that drifts over the try (the work's phases, other processes)
-// weighs on both sides alike. It keeps the new count if its epochs' rate
-// beat the old's by `gain_fewer` (or `gain_more`), else goes back. Each
-// failed try doubles the hold, up to `hold_longest` epochs, so a steady
-// workload pays for a try (`pairs` epochs at the worse count) about once
-// per `hold_longest` epochs; a kept try, or a drop below the
-// message-bound rate, starts again from `hold_first`.
+// the direction alternates after each failed try): `pairs` pairs of arms,
+// one at the new count and one at the old, alternating, so that a rate
+// that drifts over the try (the work's phases, other processes) weighs on
+// both sides alike. An arm is `arm_epochs` epochs, of which only the last
+// counts: the first runs what the other count left behind (a flood's
+// backlog, sent at one count and run at the next, would otherwise credit
+// whichever count followed it) and moves the work's lines between the
+// caches. It keeps the new count if its counted epochs' rate beat the
+// old's by `gain_fewer` (or `gain_more`), else goes back; a first pair
+// whose rates differ `decisive_gain` times decides at once. Each failed
+// try doubles the hold, up to `hold_longest` epochs, so a steady workload
+// pays for a try (one arm at the worse count, or `pairs` arms where the
+// counts are close) about once per `hold_longest` epochs; a kept try, or
+// a drop below the message-bound rate, starts again from `hold_first`.
 //
 // Only the thread that holds the executor's adaptation turn calls it (see
 // executor::adapt_when_due): plain members.
@@ -41,12 +47,15 @@ class governor {
   static constexpr std::uint32_t hold_first = 4;
   static constexpr std::uint32_t hold_longest = 512;
   static constexpr std::uint32_t pairs = 2;
+  static constexpr std::uint32_t arm_epochs = 2;
   // The rate a try must beat, over the old count's: by much to run on
   // fewer workers, by little to run on more. A wrong try kept costs the
   // work its parallelism in the first case (several times slower, for work
   // that shares out), and at worst what the old count cost in the other.
   static constexpr double gain_fewer = 1.25;
   static constexpr double gain_more = 1.05;
+  // A first pair of arms this far apart decides the try (see decisive()).
+  static constexpr double decisive_gain = 2.0;
   // Work is message-bound at this many messages per epoch's length, or more.
   static constexpr std::uint64_t least_messages = 32;
 
@@ -56,8 +65,8 @@ class governor {
 
   std::uint32_t active() const noexcept { return active_; }
 
-  // The count of workers to run from now on, after an epoch that
-  // processed `messages` in `elapsed`.
+  // The count of workers to run from now on, after an epoch that counted
+  // `messages` in `elapsed`.
   std::uint32_t decide(std::uint64_t messages, std::chrono::nanoseconds elapsed) noexcept {
     if (workers_ == 1) return 1;
     if (!trying_) {
@@ -74,11 +83,19 @@ class governor {
       }
       return active_;
     }
-    tally& arm = (step_ % 2 == 0) ? at_to_ : at_from_;
-    arm.messages += messages;
-    arm.time += elapsed;
-    if (++step_ < 2 * pairs) {
-      active_ = step_ % 2 == 0 ? to_ : from_;
+    // Epoch step_ of the try: arms alternate, to_ first; each counts its
+    // last epoch only.
+    const std::uint32_t in_arm = step_ % arm_epochs;
+    const bool at_to = step_ / arm_epochs % 2 == 0;
+    if (in_arm == arm_epochs - 1) {
+      tally& arm = at_to ? at_to_ : at_from_;
+      arm.messages += messages;
+      arm.time += elapsed;
+    }
+    ++step_;
+    const bool decided = step_ == 2 * arm_epochs && decisive();
+    if (step_ < 2 * pairs * arm_epochs && !decided) {
+      active_ = step_ / arm_epochs % 2 == 0 ? to_ : from_;
       return active_;
     }
     trying_ = false;
@@ -101,6 +118,16 @@ class governor {
                               : 0.0;
     }
   };
+
+  // After the first pair of arms: one count's rate is `decisive_gain`
+  // times the other's, which no drift over the rest of the try could undo. The
+  // try ends there, and a workload whose counts differ much (big: 2.7
+  // times as fast on one worker) pays one arm at the worse count per try.
+  bool decisive() const noexcept {
+    const double to = at_to_.rate();
+    const double from = at_from_.rate();
+    return to >= from * decisive_gain || from >= to * decisive_gain;
+  }
 
   // Enough messages to weigh, and at a rate that makes their cost matter
   // beside the cost of passing them between cores. An epoch that lasted
@@ -129,7 +156,8 @@ class governor {
   std::uint32_t hold_ = hold_first;
   std::uint32_t wait_ = hold_first;
   bool down_ = true;
-  // A try: from_ to to_, step_ epochs into it, each arm's epochs summed.
+  // A try: from_ to to_, step_ epochs into it, the counted epochs of each
+  // count summed.
   bool trying_ = false;
   std::uint32_t from_ = 0;
   std::uint32_t to_ = 0;

@@ -1,0 +1,96 @@
+// What the executor counts as an epoch's work for its governor
+// (executor::adapt_when_due; docs/design.md, "Fewer workers for
+// message-bound work"). Epochs are ended by hand here, with made-up
+// times: adapt_every is an hour, so the workers never end one themselves.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
+#include <tact/tact.hpp>
+
+#include "executor/executor.hpp"
+#include "executor/governor.hpp"
+#include "support/invariants.hpp"
+#include "support/test_support.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+struct hold : tact::message {};
+struct flood : tact::message {};
+struct burst : tact::message {};
+
+// Keeps its worker until released.
+struct blocker : tact::actor {
+  std::atomic<bool> holding{false};
+  std::atomic<bool> released{false};
+  tact::allocation receive(hold&) {
+    holding.store(true, std::memory_order_release);
+    while (!released.load(std::memory_order_acquire)) std::this_thread::yield();
+    return Nodelete;
+  }
+};
+
+struct sink : tact::actor {
+  std::uint64_t received = 0;
+  tact::allocation receive(flood&) {
+    ++received;
+    return Nodelete;
+  }
+};
+
+// Sends `per_burst` floods to the sink on each burst.
+struct flooder : tact::actor {
+  static constexpr std::uint64_t per_burst = 1'000;
+  sink* to = nullptr;
+  flood f;
+  std::atomic<std::uint64_t> bursts{0};
+  flooder() { f.allow_unsent(); }
+  tact::allocation receive(burst&) {
+    for (std::uint64_t i = 0; i < per_burst; ++i) *to | f;
+    bursts.fetch_add(1, std::memory_order_release);
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("an epoch counts the messages sent, not only those run") {
+  // A flood whose receiver runs nothing yet (its worker is held, as one
+  // worker running the flooder's long behaviour would hold it): each
+  // epoch runs one message and sends a thousand. Counted by runs alone,
+  // every epoch looked idle (under governor::least_messages) and no count
+  // was ever tried; counted with its sends, the work is message-bound and
+  // the governor tries one worker after its first hold.
+  tact::actor_system system{tact::test::configured({.workers = 2, .queues = 2, .adapt_every = 1h})};
+  tact::detail::executor& ex = tact::detail::executor_of(system);
+  blocker& b = system.spawn_at<blocker>(tact::on_queue(1));
+  sink& s = system.spawn_at<sink>(tact::on_queue(1));
+  flooder& f = system.spawn_at<flooder>(tact::on_queue(0));
+  f.to = &s;
+  hold h;
+  b | h;
+  while (!b.holding.load(std::memory_order_acquire)) std::this_thread::yield();
+  // Beyond the first due time, which is an hour after the system started.
+  const auto start = std::chrono::steady_clock::now() + 1h;
+  std::vector<burst> bursts(tact::detail::governor::hold_first);
+  for (std::uint32_t e = 0; e < tact::detail::governor::hold_first; ++e) {
+    CHECK(ex.active_workers() == 2);
+    f | bursts[e];
+    while (f.bursts.load(std::memory_order_acquire) != e + 1) std::this_thread::yield();
+    ex.adapt_when_due(start + (e + 1) * 1h);
+  }
+  CHECK(ex.active_workers() == 1);
+  b.released.store(true, std::memory_order_release);
+  system.await_quiescence();
+  CHECK(s.received == tact::detail::governor::hold_first * flooder::per_burst);
+  CHECK(tact::test::conservation_of(system));
+  b | tact::delete_msg;
+  s | tact::delete_msg;
+  f | tact::delete_msg;
+  system.stop();
+}
