@@ -113,8 +113,8 @@ inline constexpr std::chrono::microseconds rescue_after{1'000};
 // docs/design.md, "Fewer workers for message-bound work"); 0 turns it
 // off. Shorter follows changes of the work sooner; each try of another
 // count costs two to four epochs at that count, once per 512 epochs at
-// most on a steady load. Long enough that an epoch holds thousands of messages, so
-// that its rate says something.
+// most on a steady load. Long enough that an epoch holds thousands of
+// messages, so that its rate says something.
 inline constexpr std::chrono::microseconds adapt_every{1'000};
 
 // While some workers are busy, one parked worker wakes now and then to look

@@ -634,7 +634,6 @@ class runner : public sleeper {
   // absorbed: some of them may not have run yet.
   bool foreign_ = false;
   bool solo_ = false;  // the batch in hand belongs to a solo turn (see absorb_all())
-  std::uint64_t solo_from_ = 0;  // see parked_dry()
   bool cut_ = false;        // the last process() stopped a conversation at its budget
   bool outbox_open_ = false;  // a batch (or a resumed behaviour) runs: its mailbox sends may be held
   // !outbox_->empty(), kept here on the batch state's line: try_rejoin,
@@ -660,6 +659,7 @@ class runner : public sleeper {
   std::unique_ptr<std::uint32_t[]> posted_in_;
   const std::atomic<std::uint32_t>* idle_workers_ = nullptr;  // executor::idle_workers()
   const std::atomic<bool>* own_idle_ = nullptr;                // ... of which this one's
+  std::uint64_t solo_from_ = 0;  // see parked_dry()
 
   // The fields above are the batch state, read and written on every
   // message by this runner's thread alone. The statistics and the parker
