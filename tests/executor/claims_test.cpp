@@ -857,7 +857,10 @@ TEST_CASE("tokens round rings of queues: every hop once, one behaviour at a time
   // A turn cut at its budget after every message or so: a batch that
   // merged hops is then cut again and again, and must run to its end
   // each time instead of being left for its queue's next gulp.
-  const auto budget = GENERATE(tact::defaults::gulp_budget, std::chrono::nanoseconds{1});
+  // Both in nanoseconds: GENERATE takes the first value's type, and a
+  // named constant of another duration made it a dangling reference.
+  const auto budget = GENERATE(std::chrono::nanoseconds{tact::defaults::gulp_budget},
+                               std::chrono::nanoseconds{1});
   INFO(workers << " workers, gulp budget " << budget.count() << " ns");
   constexpr std::uint32_t ring = 5;
   constexpr std::uint32_t rings = 2;
