@@ -260,9 +260,14 @@ struct self_sender : tact::actor {
     *this | ticks[0];
     *this | ticks[1];
     // In the engine before, the second tick handed the queue back with
-    // the letters: the other worker ran them now (the engine's check
-    // aborts). Here they wait for this behaviour, which waits a while.
-    tact::test::eventually([this] { return letters_seen.load() != 0; }, std::chrono::seconds{1});
+    // the letters, and worker 1 ran them now (the engine's check aborts).
+    // Here they wait for this behaviour, which waits until worker 1 has
+    // parked since the ticks: it cannot while mail it may take waits in
+    // a queue it sweeps (parking registers only on empty queues).
+    const std::uint64_t parks = system->stats().workers[1].parks;
+    tact::test::eventually([&] {
+      return letters_seen.load() != 0 || system->stats().workers[1].parks > parks;
+    });
     leave();
     return Nodelete;
   }
