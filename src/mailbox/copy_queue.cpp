@@ -13,14 +13,15 @@ struct copy_queue::chunk {
   envelope* begin;  // the block's start: its first slot
   chunk* next;      // the next chunk of the chain, or the spare after the last
   std::uint32_t capacity;
-  bool chained;  // a push moved into this chunk from the one before it
+  bool chained;        // a push moved into this chunk from the one before it
+  std::uint8_t calm;   // batches in a row, the last, that used less than half of it
 
   static chunk* make(std::uint32_t capacity) {
     static_assert(alignof(chunk) <= alignof(envelope), "a header follows the slots aligned");
     void* block = std::malloc(std::size_t{capacity} * sizeof(envelope) + sizeof(chunk));
     if (block == nullptr) throw std::bad_alloc{};
     auto* const slots = static_cast<envelope*>(block);
-    return new (slots + capacity) chunk{slots, nullptr, capacity, false};
+    return new (slots + capacity) chunk{slots, nullptr, capacity, false, 0};
   }
   static void free(chunk* c) noexcept { std::free(c->begin); }
 };
@@ -131,6 +132,7 @@ void copy_queue::next_chunk() noexcept {
   if (spare != nullptr) chunk::free(spare);
   drained->next = nullptr;
   drained->chained = false;
+  drained->calm = 0;
   last->next = drained;
 }
 
@@ -149,8 +151,12 @@ void copy_queue::reclaim() noexcept {
     floor_ &= ~reclaiming;  // one chunk, the floor's: nothing left to reclaim
     return;
   }
-  if (used >= c->capacity / 2) return;
-  const std::uint32_t shrunk = std::max(floor(), c->capacity - std::max(1u, c->capacity / 8));
+  if (used >= c->capacity / 2) {
+    c->calm = 0;
+    return;
+  }
+  if (++c->calm < calm_batches) return;
+  const std::uint32_t shrunk = std::max(floor(), c->capacity / 2);
   chunk* smaller = nullptr;
   try {
     smaller = chunk::make(shrunk);

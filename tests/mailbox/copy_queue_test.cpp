@@ -125,6 +125,31 @@ TEST_CASE("after a burst, a copy queue keeps one chunk and shrinks it toward its
   CHECK(q.capacity() == 16);
 }
 
+// A queue whose batches vary (seven small ones, then one of forty: a
+// sharded queue of a few actors, some of which are busy now and then)
+// settles on a chunk that holds the larger batch and keeps it. Shrinking
+// under every small batch made it reallocate at nearly every batch,
+// shrinking for the small ones and growing again for the large one.
+TEST_CASE("a copy queue whose batches vary settles and stops reallocating") {
+  copy_queue q{16};
+  const auto cycle = [&q] {
+    bool in_order = round_trip(q, 40);
+    for (int small = 0; small < 7; ++small) in_order = round_trip(q, 4) && in_order;
+    return in_order;
+  };
+  for (int warm = 0; warm < 2; ++warm) REQUIRE(cycle());
+  const std::uint32_t settled = q.capacity();
+  for (int again = 0; again < 50; ++again) {
+    REQUIRE(round_trip(q, 40));
+    REQUIRE(q.capacity() == settled);
+    for (int small = 0; small < 7; ++small) {
+      REQUIRE(round_trip(q, 4));
+      REQUIRE(q.capacity() == settled);
+    }
+  }
+  CHECK(settled < 2 * 40 + 16);  // the larger batch's chunk, and no spare kept
+}
+
 TEST_CASE("after a burst, a steady load settles without ever growing again") {
   copy_queue q{16};
   REQUIRE(round_trip(q, 1000));

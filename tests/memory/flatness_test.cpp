@@ -156,10 +156,10 @@ TEST_CASE("a copy queue grown by a burst shrinks back toward its floor under lig
   system.await_quiescence();
   REQUIRE(c.ticks == burst + 1);
 
-  // Light traffic: one message per gulp. Each gulp shrinks the array it
-  // drained by an eighth while that array is less than half used; the two
-  // arrays take turns, so about 2 x log(peak / floor) / log(8 / 7) gulps
-  // bring both back (about 150 here).
+  // Light traffic: one message per gulp. Each array is halved after 16
+  // gulps in a row that used less than half of it; the two arrays take
+  // turns, so about 2 x 16 x log2(largest chunk / floor) gulps bring both
+  // back (about 200 here).
   constexpr int rounds = 400;
   for (int i = 0; i < rounds; ++i) {
     c | t;
