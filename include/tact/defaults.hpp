@@ -26,6 +26,15 @@ inline constexpr std::uint32_t sponsors = 16;
 // double from it, and reclamation never shrinks below it.
 inline constexpr std::uint32_t copy_queue_floor = 16;
 
+// The most messages of one transactional commit's consecutive sends to
+// one serialized actor that go as one queue entry, a run (see
+// docs/transactional.md): a run holds its worker for as long as its
+// messages take, since the gulp budget is looked at between entries, so
+// a turn overshoots its budget by up to this many messages. Beyond a few
+// dozen the queue memory a run saves (24 bytes per message otherwise)
+// is already next to nothing.
+inline constexpr std::uint32_t tx_run_most = 64;
+
 // Sends a worker may append straight to the batch it is processing when the
 // receiver lives on that same queue, per gulp, before further such sends go
 // through the mailbox again. Bounds how long one queue can hold its worker.

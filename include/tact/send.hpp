@@ -117,9 +117,10 @@ void deliver_pill(void* target, void*) noexcept {
 // as a dead letter's does, and with checks it lands, so a finished Delete
 // actor waiting for its last message is freed.
 template <class A, class M>
-void drop_unrun(const envelope& e) noexcept {
+std::uint32_t drop_unrun(const envelope& e) noexcept {
   if constexpr (!poison_pill<M>) dispose(*static_cast<M*>(e.message));
   if constexpr (build::checks) land(*static_cast<A*>(e.target));
+  return 1;
 }
 
 // Registers drop_unrun for the pair's trampoline: the first send of the

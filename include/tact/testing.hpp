@@ -68,7 +68,9 @@ class TACT_API deterministic_system : public actor_system {
   std::uint64_t seed() const noexcept;
 
   // Runs one message, chosen by the schedule. False if no message is
-  // queued.
+  // queued. (A transactional commit's run of sends to one serialized
+  // actor is queued as one entry and runs, and counts, as one message
+  // here and in run() and steps().)
   bool run_one();
   // Runs messages until none is queued; returns how many ran. Virtual
   // time does not move: timers due later stay pending.

@@ -33,14 +33,14 @@ bool on_discard(run_fn run, drop_fn drop) {
   return true;
 }
 
-void drop_unrun(const envelope& e) noexcept {
+std::uint32_t drop_unrun(const envelope& e) noexcept {
   drop_fn drop = nullptr;
   {
     discard_routes& r = routes();
     std::lock_guard guard{r.lock};
     if (const auto found = r.drops.find(e.run); found != r.drops.end()) drop = found->second;
   }
-  if (drop != nullptr) drop(e);
+  return drop != nullptr ? drop(e) : 1;
 }
 
 }  // namespace tact::detail

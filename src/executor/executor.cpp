@@ -279,16 +279,6 @@ std::uint32_t executor::new_home() noexcept {
   return self != nullptr ? self->next_own_queue() : next_queue();
 }
 
-std::uint32_t executor::post_all(runner& self, std::uint32_t queue, const envelope* e,
-                                std::uint32_t n) noexcept {
-  TACT_ASSERT(&self.owner() == this && queue != self.current_queue(),
-              "a run of posts comes from a runner of this executor, for another queue");
-  const work_queue::posted_all posted = queues_[queue].post_all(e, n);
-  self.counters.messages_sent.add(posted.count);
-  posted.woken.wake();
-  return posted.count;
-}
-
 void executor::post_held(runner& self, std::uint32_t queue, const envelope* e, std::uint32_t n,
                          copy_queue::backup& backup) noexcept {
   self.counters.messages_sent.add(n);

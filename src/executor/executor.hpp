@@ -143,8 +143,6 @@ class executor {
   // which cannot fail, with a chunk in `backup` for each envelope.
   void post_held(runner& self, std::uint32_t queue, const envelope* e, std::uint32_t n,
                  copy_queue::backup& backup) noexcept;
-  // See post_all() in seam.hpp.
-  std::uint32_t post_all(runner& self, std::uint32_t queue, const envelope* e, std::uint32_t n) noexcept;
   // Hands a diagnostic to the configured handler.
   void report(diagnostic_kind kind, std::string text, std::exception_ptr error = {}) const noexcept;
   // A message was destroyed without being sent (checks): the first is

@@ -13,11 +13,6 @@ const system_config& config_of(const executor& ex) noexcept { return ex.config()
 const std::atomic<bool>& stopping_flag(const executor& ex) noexcept { return ex.stopping_flag(); }
 std::uint32_t runner_count(const executor& ex) noexcept { return ex.runner_count(); }
 executor* ambient_executor() noexcept { return executor::ambient(); }
-std::uint32_t post_all(executor& ex, runner& self, std::uint32_t queue, const envelope* e,
-                       std::uint32_t n) noexcept {
-  self.post_outbox();  // the runner's earlier sends go first
-  return ex.post_all(self, queue, e, n);
-}
 
 std::uint32_t admit(executor& ex) { return ex.admit(); }
 std::uint32_t home_queue(executor& ex) noexcept { return ex.new_home(); }

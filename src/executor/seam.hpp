@@ -96,16 +96,6 @@ inline void post(executor& ex, runner* self, std::uint32_t queue, void* target, 
   post_to_mailbox(ex, self, queue, target, message, run);
 }
 
-// Appends e[0], ..., e[n - 1] to queue `queue` of `ex`, in order, under
-// one lock section of that queue, and wakes whoever sleeps on it once:
-// for a run of envelopes from `self`, a runner of `ex`, to one queue
-// other than the one in hand (a commit's sends to one actor). Each
-// sender's order holds as for n posts: they all take the mailbox. Returns
-// how many it appended: fewer than n only if the queue could not grow,
-// and then the first that many.
-std::uint32_t post_all(executor& ex, runner& self, std::uint32_t queue, const envelope* e,
-                       std::uint32_t n) noexcept;
-
 // ---- work postponed for lack of memory; any thread ----
 
 // Work an actor model could not queue for lack of memory where nothing may

@@ -57,31 +57,10 @@ class work_queue {
     return posted(1);
   }
 
-  // Appends e[0], ..., e[n - 1], in order, in one lock section: for a
-  // sender with a run of envelopes for this queue (a commit's sends to one
-  // actor), which would otherwise take the lock, and the line it shares
-  // with the pending count, once per envelope. Returns the sleepers to
-  // wake (see post()) and how many it appended: fewer than n only if the
-  // mailbox could not grow, and then the first that many.
-  struct posted_all {
-    sleepers woken;
-    std::uint32_t count;
-  };
-  posted_all post_all(const envelope* e, std::uint32_t n) noexcept {
-    std::lock_guard guard{lock_};
-    std::uint32_t count = 0;
-    try {
-      for (; count < n; ++count) mailbox_.push(e[count]);
-    } catch (const std::bad_alloc&) {
-      // The first `count` are in; the caller keeps the rest.
-    }
-    if (count == 0) return {{nullptr, nullptr}, 0};
-    return {posted(count), count};
-  }
-
-  // The same for envelopes that must all be posted (a runner's outbox):
-  // chunks of `backup` stand in where the mailbox cannot grow.
-  // @pre backup has n chunks or more.
+  // Appends e[0], ..., e[n - 1], in order, in one lock section, for
+  // envelopes that must all be posted (a runner's outbox): chunks of
+  // `backup` stand in where the mailbox cannot grow. Returns the sleepers
+  // to wake (see post()). @pre backup has n chunks or more.
   sleepers post_held(const envelope* e, std::uint32_t n, copy_queue::backup& backup) noexcept {
     TACT_ASSERT(backup.size() >= n, "held envelopes come with a backup chunk each");
     std::lock_guard guard{lock_};
@@ -320,8 +299,8 @@ class work_queue {
   // ---- after the workers have stopped ----
 
   // Drops what is still queued, passing each envelope to `drop(envelope)`,
-  // which must not throw, until none is left; returns how many envelopes
-  // that was. Each is taken out under the lock and dropped outside it: a
+  // which must not throw and returns how many messages the envelope held,
+  // until none is left; returns how many messages that was. Each is taken out under the lock and dropped outside it: a
   // drop may free a message or an actor whose destructor sends, perhaps
   // to this queue.
   template <class Drop>
@@ -345,8 +324,7 @@ class work_queue {
           pending_.store(mailbox_.size(), std::memory_order_relaxed);
         }
       }
-      drop(e);
-      ++dropped;
+      dropped += drop(e);
     }
   }
 

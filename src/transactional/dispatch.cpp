@@ -269,47 +269,45 @@ void refuse(executor& ex) noexcept {
 }
 
 // Whether a commit's send m, with more after it, may start a run (see
-// post_run): to a serialized actor that queues_here(), on another queue
-// than the one in hand. Such an actor's messages all go to its home queue,
-// whatever the sender: a run of them there keeps their order.
-inline bool runs_from(message& m, const runner& w, domain& own) noexcept {
+// post_run): to a serialized actor that queues_here(). Such an actor's
+// messages all go to its home queue, whatever the sender: a run of them
+// there keeps their order.
+inline bool runs_from(message& m, domain& own) noexcept {
   const cell& to = *message_access::target(m).cell();
-  return to.serialized.load(std::memory_order_relaxed) && to.home != w.current_queue() &&
-         queues_here(to, own);
+  return to.serialized.load(std::memory_order_relaxed) && queues_here(to, own);
 }
 
 // A commit's consecutive sends to one actor, from m (see runs_from), posted
-// to its home queue in one lock section per defaults::claim_joins or more
-// (a burst, as a producer's commit of many increments): a lock and a line
-// transfer per message would otherwise pace the producer, and its
-// consumer's sweeps, reading the same line, would slow each post. Shorter
-// runs are left to the sends one by one, which may claim the queue for a
-// conversation. A bounded receiver is counted before the run can run; a
-// run that fills it mutes the actor after its commit, as the next send
-// would have. Returns the first message not posted (null: none left, and the
-// list is consumed), whose `next` still links the rest; what the queue
-// could not take (no memory) is left to the sends one by one, which wait
-// for memory. A run too short returns m: the look ahead is bounded by
-// `least`.
+// to its home queue as one envelope per defaults::claim_joins to tx_run_most of
+// them (a burst, as a producer's commit of many increments), which
+// deliver_run runs one by one: a lock and a line transfer per message
+// would otherwise pace the producer, and its consumer's sweeps, reading
+// the same line, would slow each post; and the burst's envelopes, 24
+// bytes a message, would sit in the queue beside the messages themselves
+// (tx_counting's ten million: 240 MB of them). Shorter runs are left to
+// the sends one by one, which may claim the queue for a conversation. A
+// bounded receiver is counted before the run can run; a run that fills it
+// mutes the actor after its commit, as the next send would have. Returns
+// the first message not posted (null: none left, and the list is
+// consumed), whose `next` still links the rest; a run the queue could not
+// take (no memory) is left to the sends one by one, which wait for
+// memory. A run too short returns m: the look ahead is bounded by `least`.
 [[gnu::noinline]] message* post_run(transaction& tx, runner& w, message* m) noexcept {
   constexpr std::uint32_t least = defaults::claim_joins;
-  constexpr std::uint32_t most = 256;
+  constexpr std::uint32_t most = defaults::tx_run_most;
   cell* const to = message_access::target(*m).cell();
+  message* last = m;
   std::uint32_t n = 1;
   for (message* k = message_access::next(*m);
        n < most && k != nullptr && message_access::target(*k).cell() == to;
-       k = message_access::next(*k))
+       k = message_access::next(*k)) {
+    last = k;
     ++n;
-  if (n < least) return m;
-  // Unlinked before they are posted: a posted message may run, and be
-  // gone, at once.
-  envelope run[most];
-  message* k = m;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    run[i] = {to, k, &deliver};
-    k = std::exchange(message_access::next(*k), nullptr);
   }
-  message* const after = k;
+  if (n < least) return m;
+  // Cut from the rest before it is posted: a posted run may run, and be
+  // gone, at once.
+  message* const after = std::exchange(message_access::next(*last), nullptr);
   if (to->gauge != nullptr) [[unlikely]] {
     // Counted first, and looked at with the run counted: each send after
     // the one that fills the mailbox would have found it full. `to` is not
@@ -321,17 +319,22 @@ inline bool runs_from(message& m, const runner& w, domain& own) noexcept {
       tx.full = to;
     }
   }
-  const std::uint32_t posted = post_all(to->dom->ex(), w, to->home, run, n);
-  if (posted == n) [[likely]]
-    return after;
-  // The queue could not grow: the rest, linked again, go one by one (and
-  // hold `to` meanwhile).
-  if (to->gauge != nullptr) to->gauge->sent.fetch_sub(n - posted, std::memory_order_relaxed);
-  for (std::uint32_t i = posted; i + 1 < n; ++i)
-    message_access::next(*static_cast<message*>(run[i].message)) =
-        static_cast<message*>(run[i + 1].message);
-  message_access::next(*static_cast<message*>(run[n - 1].message)) = after;
-  return static_cast<message*>(run[posted].message);
+  try {
+    // A parallel actor's sends to a serialized one take the mailbox, as
+    // in queue_now.
+    std::optional<runner::appends_held> hold;
+    if (!tx.actor->exclusive) hold.emplace(w);
+    detail::post(w.owner(), &w, to->home, to, m, &deliver_run);
+  } catch (const std::bad_alloc&) {
+    // The queue could not grow: the run, linked again to the rest, goes
+    // one by one (and holds `to` meanwhile).
+    if (to->gauge != nullptr) to->gauge->sent.fetch_sub(n, std::memory_order_relaxed);
+    message_access::next(*last) = after;
+    return m;
+  }
+  // The post counted the envelope as one message sent.
+  w.counters.messages_sent.add(n - 1);
+  return after;
 }
 
 // The sends of commit_sends() from m on, in order. Out of line: most
@@ -348,7 +351,7 @@ inline bool runs_from(message& m, const runner& w, domain& own) noexcept {
   // then queue behind it.
   bool open = open_for_posts(own);
   for (; m != nullptr; first = false) {
-    if (message_access::next(*m) != nullptr && runs_from(*m, w, own)) [[unlikely]] {
+    if (message_access::next(*m) != nullptr && runs_from(*m, own)) [[unlikely]] {
       m = post_run(tx, w, m);
       if (m == nullptr) break;
     }
@@ -739,7 +742,17 @@ inline void finish(executor& ex, runner& w, const cell& c, transaction& tx, mess
 
 }  // namespace
 
-void drop(const envelope& e) noexcept { message_access::destroy(static_cast<message*>(e.message)); }
+std::uint32_t drop(const envelope& e) noexcept {
+  message_access::destroy(static_cast<message*>(e.message));
+  return 1;
+}
+
+std::uint32_t drop_run(const envelope& e) noexcept {
+  std::uint32_t n = 0;
+  for (message* m = static_cast<message*>(e.message); m != nullptr; ++n)
+    message_access::destroy(std::exchange(m, message_access::next(*m)));
+  return n;
+}
 
 bool retry_postponed(void* d) noexcept {
   domain& dom = *static_cast<domain*>(d);
@@ -791,6 +804,20 @@ void deliver(void* target, void* msg) noexcept {
   const bool loose_ends = commit_sends(tx, w, *m);
   counted.plain.add();
   finish(ex, w, c, tx, m, loose_ends);
+}
+
+void deliver_run(void* target, void* first) noexcept {
+  std::uint64_t n = 0;
+  for (message* m = static_cast<message*>(first); m != nullptr; ++n) {
+    // Unlinked before it runs: its handler may stage it again, or free it.
+    message* const next = std::exchange(message_access::next(*m), nullptr);
+    deliver(target, m);
+    m = next;
+  }
+  // The runner counted the envelope as one message processed. A handler
+  // that waited may have resumed here on another context, not another
+  // runner: the thread is the same.
+  this_thread_runner->counters.messages_processed.add(n - 1);
 }
 
 void destroy(cell* c) noexcept {

@@ -24,6 +24,7 @@ domain::domain(executor& ex)
       collision_limit_{config_of(ex).collision_limit},
       per_runner_{runner_count(ex), [](std::size_t) { return padded<dispatch_counts>{}; }} {
   on_discard(&deliver, &drop);
+  on_discard(&deliver_run, &drop_run);
   keep_postponed(ex, {&retry_postponed, &refuse_postponed, this});
 }
 

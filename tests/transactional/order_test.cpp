@@ -97,6 +97,30 @@ TEST_CASE("a parallel actor's sends to a serialized actor arrive in commit order
   });
 }
 
+// The same with a run per commit: sixteen or more consecutive sends to one
+// serialized actor go as one envelope (docs/transactional.md,
+// "Execution"), which must not join the batch in hand either.
+TEST_CASE("a parallel actor's runs of sends to a serialized actor arrive in commit order",
+          "[transactional][order]") {
+  constexpr int run = 2 * tact::defaults::claim_joins;
+  under_seeds([](deterministic_system& system, const std::shared_ptr<run_log>& log) {
+    const tx::actor_ref sink = tx::spawn(
+        system,
+        {[log](int v) { tx::on_commit([log, v] { log->arrived.push_back(v); }); },
+         [](filler) {}},
+        tx::mode::serialized);
+    const tx::actor_ref relay = tx::spawn(system, {[log, sink](int v) {
+      for (int i = 0; i < run; ++i) tx::send(sink, v * 1'000 + i);
+      tx::on_commit([log, v] { log->committed.push_back(v); });
+    }});
+    two_sends(system, relay, [&] { tx::send(sink, filler{}); });
+    std::vector<int> expected;
+    for (const int v : log->committed)
+      for (int i = 0; i < run; ++i) expected.push_back(v * 1'000 + i);
+    CHECK(log->arrived == expected);
+  });
+}
+
 TEST_CASE("a parallel actor's classic sends from on_commit arrive in commit order",
           "[transactional][order]") {
   under_seeds([](deterministic_system& system, const std::shared_ptr<run_log>& log) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+
 #include <tact/export.hpp>
 
 namespace tact::detail {
@@ -30,7 +32,9 @@ enum class post_outcome : unsigned char {
 // Disposes of an envelope that will never run: it was still queued at
 // stop(), or for a sponsor that was destroyed. It frees what the envelope
 // owns, as its run function would have after the delivery. Must not throw.
-using drop_fn = void (*)(const envelope& e) noexcept;
+// Returns how many messages the envelope held: one, but for an envelope
+// that carries a run of them (a transactional commit's sends to one actor).
+using drop_fn = std::uint32_t (*)(const envelope& e) noexcept;
 
 // Registers `drop` for the envelopes whose run function is `run`, for every
 // system of the process; an envelope with no registered drop is discarded

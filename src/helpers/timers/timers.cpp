@@ -43,10 +43,11 @@ constexpr std::uint32_t running_bit = 4;
 constexpr std::uint32_t done_bit = 8;
 
 // stop() found the envelope still queued.
-void drop_envelope(const envelope& e) noexcept {
+std::uint32_t drop_envelope(const envelope& e) noexcept {
   auto* r = static_cast<timer_record*>(e.message);
   r->drop(e.target);
   r->release();
+  return 1;
 }
 
 constexpr std::uint32_t ended = cancelled_bit | done_bit;
