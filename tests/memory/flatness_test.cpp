@@ -18,8 +18,8 @@
 #include <tact/tact.hpp>
 #include <tact/transactional.hpp>
 
-#include "executor/executor.hpp"
 #include "support/ping_pong.hpp"
+#include "support/queue_capacity.hpp"
 
 namespace {
 
@@ -39,13 +39,7 @@ std::int64_t resident() {
 using tact::test::ball;
 using tact::test::player;
 
-// Envelopes all the system's work queues can hold now.
-std::uint64_t queue_capacity(tact::actor_system& system) {
-  tact::detail::executor& ex = tact::detail::executor_of(system);
-  std::uint64_t total = 0;
-  for (std::uint32_t q = 0; q < ex.queue_count(); ++q) total += ex.queue_at(q).capacity();
-  return total;
-}
+using tact::test::queue_capacity;
 
 }  // namespace
 

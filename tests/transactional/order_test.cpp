@@ -80,21 +80,30 @@ void under_seeds(One one) {
   CHECK(reached > 0);
 }
 
-TEST_CASE("a parallel actor's sends to a serialized actor arrive in commit order",
-          "[transactional][order]") {
-  under_seeds([](deterministic_system& system, const std::shared_ptr<run_log>& log) {
+// A parallel relay whose every commit sends `per_commit` values to a
+// serialized sink, in order: v * 1,000, v * 1,000 + 1, ...
+void relayed_in_commit_order(int per_commit) {
+  under_seeds([per_commit](deterministic_system& system, const std::shared_ptr<run_log>& log) {
     const tx::actor_ref sink = tx::spawn(
         system,
         {[log](int v) { tx::on_commit([log, v] { log->arrived.push_back(v); }); },
          [](filler) {}},
         tx::mode::serialized);
-    const tx::actor_ref relay = tx::spawn(system, {[log, sink](int v) {
-      tx::send(sink, v);
+    const tx::actor_ref relay = tx::spawn(system, {[log, sink, per_commit](int v) {
+      for (int i = 0; i < per_commit; ++i) tx::send(sink, v * 1'000 + i);
       tx::on_commit([log, v] { log->committed.push_back(v); });
     }});
     two_sends(system, relay, [&] { tx::send(sink, filler{}); });
-    CHECK(log->arrived == log->committed);
+    std::vector<int> expected;
+    for (const int v : log->committed)
+      for (int i = 0; i < per_commit; ++i) expected.push_back(v * 1'000 + i);
+    CHECK(log->arrived == expected);
   });
+}
+
+TEST_CASE("a parallel actor's sends to a serialized actor arrive in commit order",
+          "[transactional][order]") {
+  relayed_in_commit_order(1);
 }
 
 // The same with a run per commit: sixteen or more consecutive sends to one
@@ -102,23 +111,7 @@ TEST_CASE("a parallel actor's sends to a serialized actor arrive in commit order
 // "Execution"), which must not join the batch in hand either.
 TEST_CASE("a parallel actor's runs of sends to a serialized actor arrive in commit order",
           "[transactional][order]") {
-  constexpr int run = 2 * tact::defaults::claim_joins;
-  under_seeds([](deterministic_system& system, const std::shared_ptr<run_log>& log) {
-    const tx::actor_ref sink = tx::spawn(
-        system,
-        {[log](int v) { tx::on_commit([log, v] { log->arrived.push_back(v); }); },
-         [](filler) {}},
-        tx::mode::serialized);
-    const tx::actor_ref relay = tx::spawn(system, {[log, sink](int v) {
-      for (int i = 0; i < run; ++i) tx::send(sink, v * 1'000 + i);
-      tx::on_commit([log, v] { log->committed.push_back(v); });
-    }});
-    two_sends(system, relay, [&] { tx::send(sink, filler{}); });
-    std::vector<int> expected;
-    for (const int v : log->committed)
-      for (int i = 0; i < run; ++i) expected.push_back(v * 1'000 + i);
-    CHECK(log->arrived == expected);
-  });
+  relayed_in_commit_order(2 * static_cast<int>(tact::defaults::claim_joins));
 }
 
 TEST_CASE("a parallel actor's classic sends from on_commit arrive in commit order",

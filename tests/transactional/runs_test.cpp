@@ -10,6 +10,7 @@
 #include "executor/executor.hpp"
 #include "executor/stepper.hpp"
 #include "support/invariants.hpp"
+#include "support/queue_capacity.hpp"
 #include "support/test_support.hpp"
 
 // A commit's consecutive sends to one serialized actor go to its queue as
@@ -20,6 +21,7 @@
 namespace {
 
 namespace tx = tact::tx;
+using tact::test::queue_capacity;
 
 struct start {};
 struct item {
@@ -49,13 +51,6 @@ tx::behaviour producer(const tx::actor_ref& to, std::uint32_t from, std::uint32_
   return {[to, from, count](start) {
     for (std::uint32_t i = 0; i < count; ++i) tx::send(to, item{from, i});
   }};
-}
-
-std::uint64_t queue_capacity(tact::actor_system& system) {
-  tact::detail::executor& ex = tact::detail::executor_of(system);
-  std::uint64_t total = 0;
-  for (std::uint32_t q = 0; q < ex.queue_count(); ++q) total += ex.queue_at(q).capacity();
-  return total;
 }
 
 }  // namespace
