@@ -13,8 +13,8 @@ struct copy_queue::chunk {
   envelope* begin;  // the block's start: its first slot
   chunk* next;      // the next chunk of the chain, or the spare after the last
   std::uint32_t capacity;
-  bool chained;        // a push moved into this chunk from the one before it
-  std::uint8_t calm;   // batches in a row, the last, that used less than half of it
+  bool chained;       // a push moved into this chunk from the one before it
+  std::uint8_t calm;  // batches in a row, the last, that used less than half of it
 
   static chunk* make(std::uint32_t capacity) {
     static_assert(alignof(chunk) <= alignof(envelope), "a header follows the slots aligned");

@@ -300,9 +300,9 @@ class work_queue {
 
   // Drops what is still queued, passing each envelope to `drop(envelope)`,
   // which must not throw and returns how many messages the envelope held,
-  // until none is left; returns how many messages that was. Each is taken out under the lock and dropped outside it: a
-  // drop may free a message or an actor whose destructor sends, perhaps
-  // to this queue.
+  // until none is left; returns how many messages that was. Each is taken
+  // out under the lock and dropped outside it: a drop may free a message
+  // or an actor whose destructor sends, perhaps to this queue.
   template <class Drop>
   std::uint32_t discard(Drop&& drop) noexcept {
     std::uint32_t dropped = 0;

@@ -125,12 +125,14 @@ TEST_CASE("an envelope that never runs goes to the drop registered for its run f
   static int dropped_second = 0;
   constexpr int kinds = 64;
   [&]<int... k>(std::integer_sequence<int, k...>) {
-    (tact::detail::on_discard(&fake_run<k>, [](const tact::detail::envelope&) noexcept {
-       ++dropped_first;
-       return 1u;
-     }),
+    (tact::detail::on_discard(&fake_run<k>,
+                              [](const tact::detail::envelope&) noexcept {
+                                ++dropped_first;
+                                return 1u;
+                              }),
      ...);
-  }(std::make_integer_sequence<int, kinds>{});
+  }
+  (std::make_integer_sequence<int, kinds>{});
   tact::detail::on_discard(&fake_run<0>, [](const tact::detail::envelope&) noexcept {
     ++dropped_second;  // never: the first registration stays
     return 1u;

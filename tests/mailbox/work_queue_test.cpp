@@ -240,9 +240,9 @@ TEST_CASE("discarding a queue drops the rest of a batch cut short first, then it
   (void)q.pause();
   std::vector<std::uintptr_t> dropped;
   CHECK(q.discard([&](const envelope& e) noexcept {
-          dropped.push_back(number_of(e));
-          return 1u;
-        }) == 8);
+    dropped.push_back(number_of(e));
+    return 1u;
+  }) == 8);
   CHECK(dropped == std::vector<std::uintptr_t>{1, 2, 3, 4, 5, 6, 7, 8});
   CHECK(q.looks_empty());
   CHECK(q.gulp() == gulp::empty);
@@ -360,4 +360,3 @@ TEST_CASE("a claim handed back goes to the next gulp as a batch cut short, and w
   CHECK(number_of(q.batch().pop()) == 4);
   q.finish();
 }
-
