@@ -42,7 +42,7 @@
 // of the run, even on one worker whose queues held producer and counter
 // apart (0.83 s against 0.51 with both on one queue). 2 MiB per size
 // takes such a wave whole; it is also the most a size can keep from the
-// heap after a burst, 32 MiB over all sizes. Blocks move freely between
+// heap after a burst, 64 MiB over all 32 sizes. Blocks move freely between
 // threads: a block is an ordinary operator-new allocation, whoever frees
 // it. The per-thread lists are the thread's alone: nothing on the common
 // path is atomic.

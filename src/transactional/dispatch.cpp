@@ -990,9 +990,9 @@ namespace tact::tx {
 
 std::string message::describe() const {
   std::string text = "(";
-  for (std::size_t i = 0; i < type_->size; ++i) {
+  for (std::size_t i = 0; i < type()->size; ++i) {
     if (i > 0) text += ", ";
-    text += detail::type_name(*type_->elements[i]);
+    text += detail::type_name(*type()->elements[i]);
   }
   return text + ")";
 }

@@ -40,8 +40,12 @@ struct block_list {
   // every block then takes the slow path to the heap.
   std::uint32_t limit = 0;
 };
-inline constexpr std::size_t block_granule = 16;
-inline constexpr std::size_t block_classes = 16;  // blocks of 16, 32, ..., 256 bytes
+// Sizes step by 8 bytes: the heap gives a block of 16k + 8 bytes a chunk
+// 16 bytes smaller than one of 16k + 16 (glibc: the request and a word,
+// rounded up to 16), so a 24-byte message (a three-word header, nothing
+// else) takes 32 bytes of heap, not 48.
+inline constexpr std::size_t block_granule = 8;
+inline constexpr std::size_t block_classes = 32;  // blocks of 8, 16, ..., 256 bytes
 // Trivially destructible, so reaching it costs no initialization check.
 TACT_API extern constinit thread_local block_list block_lists[block_classes];
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <new>
@@ -63,16 +64,16 @@ class TACT_API message {
   // Whether the elements are exactly Ts....
   template <class... Ts>
   bool is() const noexcept {
-    return type_ == &detail::tx::message_type_of<Ts...>;
+    return type() == &detail::tx::message_type_of<Ts...>;
   }
   // The elements, if they are exactly Ts...; otherwise nullptr.
   template <class... Ts>
   const std::tuple<Ts...>* as() const noexcept;
 
-  std::size_t size() const noexcept { return type_->size; }
+  std::size_t size() const noexcept { return type()->size; }
   // The first element if it is an actor reference (by convention, whom to
   // answer), else nullptr.
-  const actor_ref* customer() const noexcept { return type_->customer(*this); }
+  const actor_ref* customer() const noexcept { return type()->customer(*this); }
   // "(int, std::string)": the element types, demangled.
   std::string describe() const;
 
@@ -80,19 +81,30 @@ class TACT_API message {
   const actor_ref& target() const noexcept { return target_; }
 
  protected:
-  explicit message(const detail::tx::message_type* type) noexcept : type_{type} {}
+  explicit message(const detail::tx::message_type* type) noexcept
+      : type_{reinterpret_cast<std::uintptr_t>(type)} {}
   ~message() = default;
 
  private:
   friend struct message_access;
-  const detail::tx::message_type* type_;  // also how to destroy it
+  static_assert(alignof(detail::tx::message_type) >= 2, "a type's address leaves its low bit free");
+  static constexpr std::uintptr_t request_bit = 1;
+
+  const detail::tx::message_type* type() const noexcept {
+    return reinterpret_cast<const detail::tx::message_type*>(type_ & ~request_bit);
+  }
+
+  // The type (also how to destroy the message), and in its address's
+  // lowest bit the request mark: a request's customer, if it listens, is
+  // told when it rolls back or matches no handler. A request is a message
+  // naming a customer first, unless a handler sent it passing on the
+  // customer of the message it handles (a delegation or a side copy
+  // cannot fail the request); see note_request. A byte of its own took
+  // the header from three words to four: every message whose elements
+  // fill a word took a block 16 bytes larger.
+  std::uintptr_t type_;
   actor_ref target_;
   message* next_ = nullptr;  // in a transaction's chain of staged sends
-  // A request, whose customer, if it listens, is told when it rolls back
-  // or matches no handler: a message naming a customer first, unless a
-  // handler sent it passing on the customer of the message it handles (a
-  // delegation or a side copy cannot fail the request). See note_request.
-  bool request_ = false;
 };
 
 template <class... Ts>
@@ -102,7 +114,9 @@ class message_of final : public message {
   explicit message_of(Args&&... args)
       : message{&detail::tx::message_type_of<Ts...>}, values{std::forward<Args>(args)...} {}
 
-  const std::tuple<Ts...> values;
+  // No byte of its own when it is empty (a message that is its type
+  // alone, as an increment): the message is then its three-word header.
+  [[no_unique_address]] const std::tuple<Ts...> values;
 
   // Messages come and go once per send: from the library's per-thread
   // cache, not straight from the heap (whose blocks are aligned for any
@@ -191,14 +205,16 @@ struct message_access {
   // m gives up its reference to its target without dropping it.
   static void disown_target(message& m) noexcept { m.target_.cell_ = nullptr; }
   static message*& next(message& m) noexcept { return m.next_; }
-  static void destroy(message* m) noexcept { m->type_->destroy(m); }
-  static void mark_request(message& m) noexcept { m.request_ = true; }
-  static bool is_request(const message& m) noexcept { return m.request_; }
+  static void destroy(message* m) noexcept { m->type()->destroy(m); }
+  static void mark_request(message& m) noexcept { m.type_ |= message::request_bit; }
+  static bool is_request(const message& m) noexcept {
+    return (m.type_ & message::request_bit) != 0;
+  }
   // A new, unaddressed copy of m's elements, with the customer replaced if
   // one is given. std::logic_error if they are not copyable,
   // std::invalid_argument for a new customer when m has none.
   static message* copy(const message& m, const actor_ref* customer = nullptr) {
-    return m.type_->copy(m, customer);
+    return m.type()->copy(m, customer);
   }
 };
 
