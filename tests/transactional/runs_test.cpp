@@ -80,6 +80,30 @@ TEST_CASE("a commit's burst to a serialized actor arrives once each, in order, c
   system.stop();
 }
 
+// A relay that forwards each message of a run to a bounded actor waits,
+// muted, whenever that mailbox is full: its handler's commit is suspended
+// in the middle of the run, and the run's later messages are delivered
+// once it goes on, before anything sent to the relay since.
+TEST_CASE("a run whose handlers wait for room at a bounded receiver arrives whole, in order",
+          "[transactional][runs]") {
+  const std::uint32_t workers = GENERATE(1u, 8u);
+  const auto count = static_cast<std::uint32_t>(tact::test::scaled(4'000));
+  INFO(workers << " workers, " << count << " items");
+  tact::actor_system system{{.workers = workers}};
+  observed o{1};
+  const tx::actor_ref to = tx::spawn(system, sink(o), tx::bounded{8});
+  const tx::actor_ref relay =
+      tx::spawn(system, {[to](item m) { tx::send(to, m); }}, tx::mode::serialized);
+  tx::send(tx::spawn(system, producer(relay, 0, count)), start{});
+  system.await_quiescence();
+  CHECK(o.received == count);
+  CHECK(o.out_of_order == 0);
+  const tact::worker_stats total = system.stats().total;
+  CHECK(total.sends_waited > 0);  // the relay waited for room, in the middle of runs
+  CHECK(tact::test::conservation_of(system));
+  system.stop();
+}
+
 // Before runs, the burst took an envelope (24 bytes) per message in the
 // sink's queue beside the messages themselves: 10,000 envelopes here.
 TEST_CASE("a commit's burst to a serialized actor takes no envelope per message",
