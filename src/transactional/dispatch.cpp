@@ -352,8 +352,12 @@ inline bool runs_from(message& m, domain& own) noexcept {
   bool open = open_for_posts(own);
   for (; m != nullptr; first = false) {
     if (message_access::next(*m) != nullptr && runs_from(*m, own)) [[unlikely]] {
-      m = post_run(tx, w, m);
-      if (m == nullptr) break;
+      // A run went: what follows it may start another. (The same m back:
+      // too short a run, or no memory for it; it goes one by one.)
+      if (message* const rest = post_run(tx, w, m); rest != m) {
+        m = rest;
+        continue;
+      }
     }
     message* next = std::exchange(message_access::next(*m), nullptr);
     cell* const to = message_access::target(*m).cell();
