@@ -43,7 +43,9 @@ class TACT_API actor {
   // is running, inside actor_system::spawn its system, otherwise the
   // process's first running system. Throws std::logic_error if there is
   // none. Picks the actor's queue: created by a behaviour, one of its
-  // worker's own queues (round robin over them); else round robin over all.
+  // worker's own queues (round robin over them), or the queue in hand if
+  // its creator runs its first message (a tree unfolding: see
+  // docs/concepts.md, "Gulping"); else round robin over all.
   actor();
   // Joins `system` explicitly.
   explicit actor(actor_system& system);
@@ -78,6 +80,8 @@ class TACT_API actor {
 
  private:
   friend struct detail::actor_access;
+  void join_system();
+
   detail::executor* executor_;
   std::atomic<std::uint32_t> queue_;
   // With checks on: messages sent to this actor and not yet delivered, and
@@ -86,6 +90,13 @@ class TACT_API actor {
   // instead of reaching freed memory.
   std::atomic<std::uint32_t> in_flight_{0};
   std::atomic<allocation> deferred_{allocation::Nodelete};
+  // For an actor made by a behaviour, whether a message to it may run
+  // before the rest of its sender's batch (docs/design.md, "Depth
+  // first"): where its messages went, and how many went another way than
+  // a worker's stack, 0, 1 or more (2, from the start for any other
+  // actor). See detail::stacking.
+  std::atomic<std::uint8_t> stacking_{0};
+  std::atomic<std::uint8_t> sent_aside_{2};
   // With checks on: behaviours of this actor running now (a suspended one
   // included). A delivery that finds it above zero aborts: one message at
   // a time is broken.

@@ -35,6 +35,16 @@ inline constexpr std::uint32_t copy_queue_floor = 16;
 // is already next to nothing.
 inline constexpr std::uint32_t tx_run_most = 64;
 
+// The most messages a worker keeps in its stack of messages to new actors
+// (docs/design.md, "Depth first"): a send to an actor that has nothing
+// waiting anywhere, on a queue the worker holds, runs next, before the
+// rest of the batch, so a tree of actors made inside behaviours unfolds
+// depth first and only one path of it is alive at a time. A turn whose
+// budget is spent runs what the stack holds before it ends, so it
+// overshoots its budget by up to this many messages; a tree deeper than
+// this unfolds breadth first below that depth.
+inline constexpr std::uint32_t stack_most = 64;
+
 // Sends a worker may append straight to the batch it is processing when the
 // receiver lives on that same queue, per gulp, before further such sends go
 // through the mailbox again. Bounds how long one queue can hold its worker.

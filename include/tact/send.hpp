@@ -95,6 +95,19 @@ void deliver(void* target, void* msg) noexcept {
   if constexpr (build::checks) land(a);
 }
 
+// deliver, for a message that went on a worker's stack (post_on_stack):
+// once it has left the stack, none is there for its actor (see
+// detail::stacking).
+template <class A, class M>
+void deliver_stacked(void* target, void* msg) noexcept {
+  // This runner holds the actor's queue: the state is its to write.
+  std::atomic<std::uint8_t>& state = actor_access::stacking(*static_cast<A*>(target));
+  state.store(state.load(std::memory_order_relaxed) == stacking::first_stacked ? stacking::first_run
+                                                                               : stacking::fresh,
+              std::memory_order_relaxed);
+  deliver<A, M>(target, msg);
+}
+
 template <class A, class P>
 void deliver_pill(void* target, void*) noexcept {
   A& a = *static_cast<A*>(target);
@@ -135,6 +148,8 @@ constexpr run_fn trampoline() noexcept {
 }
 template <class A, class M>
 inline const bool dropped_unrun_known = on_discard(trampoline<A, M>(), &drop_unrun<A, M>);
+template <class A, class M>
+inline const bool dropped_stacked_known = on_discard(&deliver_stacked<A, M>, &drop_unrun<A, M>);
 
 // What every classic send requires of its message argument, of type M&&.
 template <class M>
@@ -152,12 +167,24 @@ consteval void check_sent_by_reference() {
 // Throws std::bad_alloc if the queue cannot grow, and then nothing was
 // sent (the receiver does not count it in flight). `target` is the
 // receiver as the type `run` expects.
-inline bool post_to(actor& receiver, void* target, void* msg, run_fn run) {
+// `stacked_run`: how a plain message runs if it goes on a worker's stack
+// (deliver_stacked; see detail::stacking); null for any other envelope
+// (a pill, a timer's), which counts as sent aside.
+inline bool post_to(actor& receiver, void* target, void* msg, run_fn run,
+                    run_fn stacked_run = nullptr) {
   if constexpr (build::checks) actor_access::take_off(receiver);
   const std::uint32_t queue = actor_access::queue_of(receiver);
   if (queue == finished_queue) [[unlikely]]
     return false;
   try {
+    std::atomic<std::uint8_t>& aside = actor_access::sent_aside(receiver);
+    if (const std::uint8_t sent = aside.load(std::memory_order_relaxed);
+        sent != stacking::aside_most) [[unlikely]] {
+      if (stacked_run != nullptr && sent == 0 &&
+          post_on_stack(receiver, queue, target, msg, stacked_run))
+        return true;
+      aside.store(sent + 1, std::memory_order_relaxed);
+    }
     post(actor_access::executor_of(receiver), queue, target, msg, run);
   } catch (...) {
     if constexpr (build::checks) land(receiver);  // taken off above, never sent
@@ -190,20 +217,21 @@ TACT_API posted post_bounded(actor& receiver, mailbox_gauge& g, void* target, me
 // the unbounded path is inline, a few loads and a call, so that a send
 // inlined into the caller's hot loop costs it no registers for the rest.
 inline posted post_message(actor& receiver, void* target, message& msg, run_fn run,
-                           admission how = admission::make_room) {
+                           admission how = admission::make_room, run_fn stacked_run = nullptr) {
   mailbox_gauge* const g = actor_access::gauge_of(receiver);
   if (g == nullptr) [[likely]]
-    return post_to(receiver, target, std::addressof(msg), run) ? posted::queued
-                                                               : posted::finished;
+    return post_to(receiver, target, std::addressof(msg), run, stacked_run) ? posted::queued
+                                                                            : posted::finished;
   return post_bounded(receiver, *g, target, msg, run, how);
 }
 
 template <class A, class M>
 void send_checked(A& receiver, M& msg, admission how) {
   (void)dropped_unrun_known<A, M>;
+  (void)dropped_stacked_known<A, M>;
   if constexpr (build::checks) message_access::mark_sent(msg);
-  if (post_message(receiver, std::addressof(receiver), msg, &deliver<A, M>, how) ==
-      posted::finished) [[unlikely]] {
+  if (post_message(receiver, std::addressof(receiver), msg, &deliver<A, M>, how,
+                   &deliver_stacked<A, M>) == posted::finished) [[unlikely]] {
     dispose(msg);  // a dead letter still gets its allocation action
     report_send_to_finished(receiver, typeid(A), typeid(M));
   }

@@ -25,11 +25,11 @@ detail::executor& ambient_or_throw() {
 // A new actor's queue, counted alive, and the system's default bound in
 // `gauge`, if it has one: made first, so that a failure leaves nothing to
 // undo.
-std::uint32_t join(detail::executor& ex, std::atomic<detail::mailbox_gauge*>& gauge) {
+std::uint32_t join(detail::executor& ex, std::atomic<detail::mailbox_gauge*>& gauge, bool beside) {
   const std::uint32_t most = detail::config_of(ex).mailbox_bound;
   detail::mailbox_gauge* const g = most == 0 ? nullptr : detail::make_gauge(most, overflow::wait);
   try {
-    const std::uint32_t queue = detail::admit(ex);
+    const std::uint32_t queue = detail::admit(ex, beside);
     gauge.store(g, std::memory_order_relaxed);
     return queue;
   } catch (...) {
@@ -40,13 +40,31 @@ std::uint32_t join(detail::executor& ex, std::atomic<detail::mailbox_gauge*>& ga
 
 }  // namespace
 
-actor::actor() : executor_{&ambient_or_throw()} {
-  queue_.store(join(*executor_, gauge_), std::memory_order_relaxed);
+// An actor made by a behaviour may take the stack (see actor::stacking_),
+// and lives beside its creator if that one, itself made by a behaviour,
+// runs its first message: a node of a tree that unfolds, whose children
+// then stay on the stack of the worker running it. An actor that makes
+// others later in its life (a pipeline's stage, sieve's filters) spreads
+// them over its worker's queues, for stealing to share.
+void actor::join_system() {
+  actor* const creator = detail::running_actor();
+  bool beside = false;
+  if (creator != nullptr) {
+    const std::uint8_t state = creator->stacking_.load(std::memory_order_relaxed);
+    const std::uint8_t aside = creator->sent_aside_.load(std::memory_order_relaxed);
+    beside = (state == detail::stacking::first_run && aside == 0) ||
+             (state == detail::stacking::unsent && aside == 1);
+  }
+  queue_.store(join(*executor_, gauge_, beside), std::memory_order_relaxed);
+  if (creator != nullptr) {
+    stacking_.store(detail::stacking::unsent, std::memory_order_relaxed);
+    sent_aside_.store(0, std::memory_order_relaxed);
+  }
 }
 
-actor::actor(actor_system& system) : executor_{system.executor_.get()} {
-  queue_.store(join(*executor_, gauge_), std::memory_order_relaxed);
-}
+actor::actor() : executor_{&ambient_or_throw()} { join_system(); }
+
+actor::actor(actor_system& system) : executor_{system.executor_.get()} { join_system(); }
 
 void actor::bound_mailbox(std::uint32_t most, overflow when_full) {
   detail::mailbox_gauge* const old = gauge_.load(std::memory_order_relaxed);

@@ -17,6 +17,32 @@ void post(executor& ex, std::uint32_t queue, void* target, void* message, run_fn
   post(ex, this_runner(ex), queue, target, message, run);
 }
 
+// The state is read again once this runner holds the queue (taking it
+// may have made it so), and then it is this runner's to write. A send
+// racing in from another thread raises sent_aside before it posts: if
+// this one missed it, that message waits in the queue's mailbox, from
+// another sender, and this one may run first; the actor takes no stack
+// again. Relaxed: a send that happens-before this one and went aside is
+// seen (coherence), and the state's writers are ordered by the queue's
+// hand-over between them.
+bool post_on_stack(actor& receiver, std::uint32_t queue, void* target, void* message,
+                   run_fn run) noexcept {
+  runner* const self = this_runner(actor_access::executor_of(receiver));
+  std::atomic<std::uint8_t>& state = actor_access::stacking(receiver);
+  const std::uint8_t seen = state.load(std::memory_order_relaxed);
+  if (self == nullptr || !stacking::takes_stack(seen) ||
+      !self->can_stack(queue, seen == stacking::unsent))
+    return false;
+  const std::uint8_t now = state.load(std::memory_order_relaxed);
+  if (!stacking::takes_stack(now) ||
+      actor_access::sent_aside(receiver).load(std::memory_order_relaxed) != 0)
+    return false;
+  state.store(now == stacking::unsent ? stacking::first_stacked : stacking::on_stack,
+              std::memory_order_relaxed);
+  self->push_stack(queue, target, message, run);
+  return true;
+}
+
 void dispose_message(message& m, allocation how) noexcept {
   if (how == allocation::Delete)
     delete &m;

@@ -237,7 +237,7 @@ std::uint32_t executor::home_in_scope() const noexcept {
   return scoped_executor == this ? scoped_home : runner::no_queue;
 }
 
-std::uint32_t executor::admit() {
+std::uint32_t executor::admit(bool beside) {
   if (stopping())
     throw std::logic_error{"tact: an actor was created on an actor_system that has stopped"};
   if (runner* self = this_runner())
@@ -245,7 +245,7 @@ std::uint32_t executor::admit() {
   else
     foreign_.created.fetch_add(1, std::memory_order_relaxed);
   const std::uint32_t home = home_in_scope();
-  if (home == runner::no_queue) return new_home();
+  if (home == runner::no_queue) return new_home(beside);
   if (lending_.sponsored(home)) lending_.bind(home);
   return home;
 }
@@ -274,9 +274,9 @@ std::uint32_t executor::worker_holding(std::uint32_t queue) const noexcept {
   return runner::no_queue;
 }
 
-std::uint32_t executor::new_home() noexcept {
+std::uint32_t executor::new_home(bool beside) noexcept {
   runner* self = this_runner();
-  return self != nullptr ? self->next_own_queue() : next_queue();
+  return self != nullptr ? self->new_actor_home(beside) : next_queue();
 }
 
 void executor::post_held(runner& self, std::uint32_t queue, const envelope* e, std::uint32_t n,

@@ -108,14 +108,16 @@ class executor {
   // ---- for the actor models, through seam.hpp; any thread ----
 
   // A new actor: counts it alive and returns its queue (the ambient
-  // scope's, else new_home()). std::logic_error once the system is stopping.
-  std::uint32_t admit();
+  // scope's, else new_home(beside)). std::logic_error once the system is
+  // stopping.
+  std::uint32_t admit(bool beside = false);
   // The home queue of an actor created now. Created by a behaviour that a
   // runner of this executor runs: one of that runner's own queues, round
   // robin, so that a conversation between creator and created starts on
-  // one worker (stealing spreads it when there is work to share); else
-  // round robin over all queues.
-  std::uint32_t new_home() noexcept;
+  // one worker (stealing spreads it when there is work to share), or, if
+  // `beside`, the queue that runner has in hand (runner::new_actor_home);
+  // else round robin over all queues.
+  std::uint32_t new_home(bool beside = false) noexcept;
   // A queue of worker `worker`'s block for an actor placed there, round
   // robin over its slots: the queue in the slot now (the slot's own queue
   // while a swap empties it). @pre worker < worker_count().

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <new>
 #include <optional>
 #include <utility>
 
@@ -182,6 +183,7 @@ inline void runner::start_batch(work_queue& q, std::uint32_t index, std::uint32_
   claim_tried_ = false;
   conversed_ = false;
   foreign_ = false;
+  mixed_ = false;
   merging_ = claims_on_;
 }
 
@@ -244,6 +246,8 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
   const auto work = [&] {
     return processed + (counters.messages_sent.get() - sent_before) / sends_per_unit;
   };
+  // Only a pool worker takes messages on its stack (see can_stack()).
+  stack_open_ = claims_on_;
   for (;;) {
     copy_queue& batch = q->batch();
     // The envelope's words are read out before it runs (the behaviour may
@@ -265,14 +269,40 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
                  (processed - batch_began < defaults::claim_batch_most || foreign_);
       run(target, message);
       ++processed;
-      // (A behaviour that waited took the batch to the held queue: empty.)
+      // What went on the stack runs before the batch's next envelope, all
+      // of it (see can_stack()); once the budget is spent, nothing new
+      // goes on it.
+      if (stack_size_ != 0) [[unlikely]] {
+        do {
+          const envelope& top = stack_[--stack_size_];
+          const run_fn stacked_run = top.run;
+          void* const stacked_target = top.target;
+          void* const stacked_message = top.message;
+          running_target_ = stacked_target;
+          at_last_ = stack_size_ == 0 && batch.empty() &&
+                     (processed - batch_began < defaults::claim_batch_most || foreign_);
+          stacked_run(stacked_target, stacked_message);
+          ++processed;
+          if (stack_open_ && (processed >= most || enough(work()))) {
+            // The turn is over: nothing new goes on the stack, and what
+            // it holds goes into the batch, unrun, so that the next turn
+            // goes on where this one stopped. Without the memory for
+            // that, it runs now.
+            stack_open_ = false;
+            if (flush_stack_if_possible()) break;
+          }
+        } while (stack_size_ != 0);
+      }
+      // (A behaviour that waited took the batch to the held queue: empty,
+      // and its stack into the batch first.)
       if (!batch.empty() && !draining && (processed >= most || enough(work()))) [[unlikely]] {
-        if (foreign_) {
+        if (mixed_) {
           // Envelopes of kept queues' actors may be in it: left for q's
           // next gulp, they would run while their own queues are let go
           // (see merge()). It takes no more sends, so what it holds now
           // is all that is left to run.
           merging_ = false;
+          stack_open_ = false;
           budget_start_ -= budget_;  // what was appended stays counted
           budget_ = 0;
           draining = true;
@@ -336,6 +366,8 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
   }
   TACT_ASSERT(hop_.queue == nullptr, "a hop is handed over or made a claim within its batch");
   TACT_ASSERT(!sends_held_, "a batch ends with its outbox posted");
+  TACT_ASSERT(stack_size_ == 0, "a batch ends with its stack run");
+  stack_open_ = false;
   outbox_open_ = false;
   merging_ = false;
   solo_ = false;
@@ -390,6 +422,67 @@ void runner::step(work_queue& q, std::uint32_t index) {
   // hold what it read under the pin.
   if (outer == nullptr) unpin();
   q.finish();
+}
+
+// An actor's messages on the stack run in the order they were sent: the
+// newest goes right below its deepest (oldest) one. A full stack is
+// flushed instead, and the send takes the ordinary path, behind them.
+bool runner::insert_behind(void* target, void* message, run_fn run) {
+  std::uint32_t at = 0;
+  while (at != stack_size_ && stack_[at].target != target) ++at;
+  if (at == stack_size_) return false;
+  if (stack_size_ == defaults::stack_most) {
+    flush_stack();
+    return false;
+  }
+  std::copy_backward(stack_ + at, stack_ + stack_size_, stack_ + stack_size_ + 1);
+  stack_[at] = envelope{target, message, run};
+  ++stack_size_;
+  ++merged_;
+  return true;
+}
+
+// Into the batch in hand's tail, top first: the order the stack would
+// have run them in (see can_stack()). The room is made first, so that a
+// lack of memory leaves the stack whole.
+void runner::flush_stack() {
+  copy_queue& batch = current_->batch();
+  copy_queue::backup room;
+  for (std::uint32_t i = batch.room(); i < stack_size_; ++i) room.grow();
+  while (stack_size_ != 0) batch.push(stack_[--stack_size_], room);
+  if (foreign_) mixed_ = true;  // envelopes of kept queues' actors may be among them
+}
+
+// See can_stack(). Only a queue without mail: one with mail is about to be
+// gulped by this runner anyway. Mail that came since the look moves into
+// the batch in hand, behind what is there, as a solo turn's absorbed mail
+// does (see absorb_all()).
+bool runner::take_for_stack(std::uint32_t index) noexcept {
+  if (index >= owner_.queue_count()) return false;  // a sponsor's
+  work_queue& q = owner_.queue_at(index);
+  if (q.being_processed() || q.queued() != 0 || holder_of(q, index) != holder::us) return false;
+  // Sends of this batch's actors to q held in the outbox would otherwise
+  // reach q's mailbox after later ones merged into this batch.
+  post_outbox();
+  const std::optional<std::uint32_t> taken = q.absorb(current_->batch());
+  if (!taken) return false;
+  keep(q, index);
+  if (*taken != 0) {
+    foreign_ = true;
+    mixed_ = true;
+    counters.gulps.add();
+    counters.gulped_messages.add(*taken);
+  }
+  return true;
+}
+
+bool runner::flush_stack_if_possible() noexcept {
+  try {
+    flush_stack();
+    return true;
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
 }
 
 bool runner::claim_or_join(work_queue& q, std::uint32_t index, void* target, void* message,
@@ -498,6 +591,7 @@ void runner::absorb_all(const work_queue& in_hand) noexcept {
       keep(*q, index);
       if (*taken != 0) {
         foreign_ = true;
+        mixed_ = true;
         counters.gulps.add();
         counters.gulped_messages.add(*taken);
       }
@@ -582,6 +676,10 @@ void runner::release_claims() noexcept {
     if (sleeper* parked = c.queue->pause()) parked->wake();
   }
   if (kept_count_ != 0) finish_kept();
+}
+
+std::uint32_t runner::new_actor_home(bool beside) noexcept {
+  return beside && current_index_ != no_queue && claims_on_ ? current_index_ : next_own_queue();
 }
 
 std::uint32_t runner::next_own_queue() noexcept {

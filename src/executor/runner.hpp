@@ -144,6 +144,91 @@ class runner : public sleeper {
     return true;
   }
 
+  // The stack (defaults::stack_most). A pool worker's batch runs what its
+  // stack holds before its next envelope, last in first out, so that a
+  // tree of actors made inside behaviours unfolds depth first, as a call
+  // tree would, instead of breadth first through the batch: only the path
+  // being run and the siblings waiting on it are alive, not most of the
+  // tree (docs/design.md, "Depth first").
+  //
+  // Running a message before the batch's rest breaks no order only when
+  // nothing else for its actor waits anywhere; the actor model knows that
+  // (its actor has been sent nothing since it was made but messages that
+  // went on a stack and have run), the runner does not. So the model asks
+  // can_stack() and, if yes, push_stack()s. The runner sees to the rest:
+  //
+  // - The actor runs nowhere else meanwhile: its queue is the one in hand
+  //   or one this runner keeps (merge()'s conditions but for the order
+  //   ones), and the stack is empty before the batch hands over or any
+  //   queue it holds is let go.
+  // - A later send to an actor with a message on the stack, whoever sends
+  //   it, goes on the stack behind that message (stack_behind(), on every
+  //   post of this runner), so an actor's messages on the stack run in
+  //   the order they were sent, and ahead of anything sent to it later.
+  // - Whenever the stack cannot simply run next, it is flushed into the
+  //   batch in hand's tail, in the order it would have run: before a
+  //   behaviour waits (suspend()), when a send must go behind a message
+  //   on a full stack, and when the turn's budget is spent (run_batch),
+  //   so that the queue's next turn goes on from there. Nothing for its
+  //   actors is in the batch then (a send to them went behind them on
+  //   the stack, and nothing waited for them when their first message
+  //   went on it), so the batch runs them in the same order. A flush
+  //   makes its room first: it happens whole or not at all. A turn that
+  //   cannot flush for lack of memory takes nothing new on the stack
+  //   and runs what it holds (at most defaults::stack_most, plus what
+  //   goes behind them meanwhile) before it ends.
+  //
+  // Counted as local sends, as merged sends are (merged_).
+  //
+  // `unsent`: nothing was ever sent to the actor (it was made by a
+  // behaviour, since). Its first message may also take its queue, if it
+  // is one of this runner's own and nobody processes it or has mail
+  // waiting in it: kept, as a queue absorbed by a solo turn is (see
+  // absorb_all()), so that the tree's actors, spread over the worker's
+  // queues as they are made, stay on its stack. Only the first: a message
+  // to an actor that has run before takes its queue from nobody, so that
+  // a pipeline of actors made one by one (sieve's filters) still runs on
+  // several workers.
+  bool can_stack(std::uint32_t queue, bool unsent) noexcept {
+    if (!stack_open_ || stack_size_ == defaults::stack_most || appends_held_ != 0) return false;
+    if (queue == current_index_) return true;
+    if (!merging_) return false;
+    if (kept_at_[queue] != 0) {
+      const work_queue& q = queues_[queue];
+      return &q != hop_.queue;
+    }
+    return unsent && take_for_stack(queue);
+  }
+  // For a message that may run on any queue and in any order (to a
+  // parallel transactional actor): whether it may go on the stack, to run
+  // here next. Not while another pool worker is idle: that one should
+  // take a share of the work instead (a fan out), as it can from the
+  // queues the message would go to otherwise. The idle count is a hint.
+  bool can_stack_anywhere() const noexcept {
+    return stack_open_ && stack_size_ != defaults::stack_most && appends_held_ == 0 &&
+           idle_workers_->load(std::memory_order_relaxed) ==
+               (own_idle_->load(std::memory_order_relaxed) ? 1u : 0u);
+  }
+  // @pre can_stack(queue), or can_stack_anywhere() and `queue` is the one
+  // in hand.
+  void push_stack(std::uint32_t queue, void* target, void* message, run_fn run) noexcept {
+    if (queue != current_index_) {
+      // An envelope of a kept queue's actor, as a merged one (see merge()),
+      // but not in the batch: a batch cut short leaves none of them behind,
+      // as its stack is run first.
+      foreign_ = true;
+      conversed_ = true;
+    }
+    stack_[stack_size_++] = envelope{target, message, run};
+    ++merged_;
+  }
+  // For every post of this runner: true if it went on the stack behind a
+  // message for the same target. Throws std::bad_alloc if the stack had
+  // to be flushed and the batch could not grow; nothing changed then.
+  bool stack_behind(void* target, void* message, run_fn run) {
+    return stack_size_ != 0 && insert_behind(target, message, run);
+  }
+
   // Whether this runner holds `queue`: it is the queue in hand, one it
   // keeps, or one held along with a queue whose behaviour waits (see
   // suspend()), so no other runner runs its actors now. For the
@@ -333,10 +418,20 @@ class runner : public sleeper {
   };
 
   // One of the queues this runner owns now, round robin, for messages that
-  // may run on any queue (transactional sends) and for the home of an actor
-  // that a behaviour here creates: they stay with this runner unless a
-  // thief takes their queue. Any queue for a runner that owns none.
+  // may run on any queue (transactional sends) and, mostly, for the home
+  // of an actor that a behaviour here creates (see new_actor_home()): they
+  // stay with this runner unless a thief takes their queue. Any queue for
+  // a runner that owns none.
   std::uint32_t next_own_queue() noexcept;
+  // The home of an actor that a behaviour here creates: one of this
+  // runner's own queues, round robin, so that stealing can share a fan
+  // out between workers; but the queue in hand, on a pool worker, if
+  // `beside`: its creator, itself made by a behaviour, runs its first
+  // message (a node of a tree being unfolded), so that the tree's
+  // messages take the stack (see can_stack()) without taking queues, and
+  // it unfolds depth first on this worker. An actor that makes others
+  // later in its life (a pipeline's stage, sieve's filters) spreads them.
+  std::uint32_t new_actor_home(bool beside) noexcept;
 
   // Pins this runner in the executor's epochs, before it loads a pointer
   // that others may retire (see epochs::pin); it stays pinned until the
@@ -524,6 +619,7 @@ class runner : public sleeper {
     batch.push(envelope{target, message, run});  // may throw: nothing changed then
     ++merged_;
     foreign_ = true;
+    mixed_ = true;
     conversed_ = true;
     return true;
   }
@@ -545,6 +641,10 @@ class runner : public sleeper {
   [[gnu::always_inline]] inline void keep_instead(work_queue& q, std::uint32_t index,
                                                   std::uint32_t instead) noexcept;
   bool rejoin(work_queue& q, std::uint32_t index, void* target, void* message, run_fn run);
+  bool insert_behind(void* target, void* message, run_fn run);
+  void flush_stack();
+  bool flush_stack_if_possible() noexcept;
+  bool take_for_stack(std::uint32_t index) noexcept;
   // The hop pending (see try_rejoin) becomes an ordinary claim of the
   // batch in hand, its queue no longer kept: for anything but the plain
   // hand-over (a later send of the batch, a cut, a wait, an older claim
@@ -630,11 +730,18 @@ class runner : public sleeper {
   // Sends to kept queues that joined the batch in hand (see merge()),
   // counted as local sends.
   std::uint32_t merged_ = 0;
-  // The batch in hand holds envelopes of kept queues' actors, merged or
-  // absorbed: some of them may not have run yet.
+  // The batch in hand runs envelopes of kept queues' actors, merged,
+  // absorbed or stacked: some of them may not have run yet.
   bool foreign_ = false;
+  // ... and some of them went into its copy queue, not only on the stack:
+  // it cannot be cut short (see run_batch).
+  bool mixed_ = false;
   bool solo_ = false;  // the batch in hand belongs to a solo turn (see absorb_all())
   bool cut_ = false;        // the last process() stopped a conversation at its budget
+  // New messages may go on the stack (see can_stack()): a pool worker's
+  // batch runs, its budget not yet spent.
+  bool stack_open_ = false;
+  std::uint32_t stack_size_ = 0;
   bool outbox_open_ = false;  // a batch (or a resumed behaviour) runs: its mailbox sends may be held
   // !outbox_->empty(), kept here on the batch state's line: try_rejoin,
   // on a conversation's every hop, reads it instead of the outbox.
@@ -660,6 +767,8 @@ class runner : public sleeper {
   const std::atomic<std::uint32_t>* idle_workers_ = nullptr;  // executor::idle_workers()
   const std::atomic<bool>* own_idle_ = nullptr;                // ... of which this one's
   std::uint64_t solo_from_ = 0;  // see parked_dry()
+  // The stack (see can_stack()), top last; empty between batches.
+  envelope stack_[defaults::stack_most];
 
   // The fields above are the batch state, read and written on every
   // message by this runner's thread alone. The statistics and the parker

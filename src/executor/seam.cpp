@@ -14,7 +14,7 @@ const std::atomic<bool>& stopping_flag(const executor& ex) noexcept { return ex.
 std::uint32_t runner_count(const executor& ex) noexcept { return ex.runner_count(); }
 executor* ambient_executor() noexcept { return executor::ambient(); }
 
-std::uint32_t admit(executor& ex) { return ex.admit(); }
+std::uint32_t admit(executor& ex, bool beside) { return ex.admit(beside); }
 std::uint32_t home_queue(executor& ex) noexcept { return ex.new_home(); }
 std::uint32_t any_queue(executor& ex) noexcept { return ex.next_queue(); }
 std::uint32_t queue_in_scope(const executor& ex) noexcept { return ex.home_in_scope(); }

@@ -57,8 +57,10 @@ executor* ambient_executor() noexcept;
 // ---- queues; any thread ----
 
 // The queue of a new classic actor, counted alive: the ambient scope's, or
-// as home_queue(). std::logic_error once the system is stopping.
-std::uint32_t admit(executor& ex);
+// as home_queue(); or, if `beside` (its creator has only been run from
+// stacks: docs/design.md, "Depth first"), the queue its worker has in
+// hand. std::logic_error once the system is stopping.
+std::uint32_t admit(executor& ex, bool beside = false);
 // The home queue of an actor created now that does not count as a live
 // classic actor: created by a behaviour, one of its worker's own queues
 // (round robin); else any queue (round robin).
@@ -82,7 +84,9 @@ inline runner* this_runner(const executor& ex) noexcept {
 void post_to_mailbox(executor& ex, runner* self, std::uint32_t queue, void* target, void* message,
                      run_fn run);
 
-// Appends the envelope {target, message, run} to queue `queue` of `ex`.
+// Appends the envelope {target, message, run} to queue `queue` of `ex`,
+// or, while `self`'s stack holds a message for `target`, puts it on the
+// stack behind that one (see runner::can_stack).
 // `self`: this_runner(ex), which the caller usually has at hand. Throws
 // std::bad_alloc if the queue cannot grow; nothing was sent then. The
 // three words stay in registers until they are stored into a queue: an
@@ -90,8 +94,9 @@ void post_to_mailbox(executor& ex, runner* self, std::uint32_t queue, void* targ
 // on store forwarding.
 inline void post(executor& ex, runner* self, std::uint32_t queue, void* target, void* message,
                  run_fn run) {
-  if (self != nullptr && (self->try_append(queue, target, message, run) ||
-                          self->try_rejoin(queue, target, message, run)))
+  if (self != nullptr &&
+      (self->stack_behind(target, message, run) || self->try_append(queue, target, message, run) ||
+       self->try_rejoin(queue, target, message, run)))
     return;
   post_to_mailbox(ex, self, queue, target, message, run);
 }

@@ -24,7 +24,11 @@ void runner::suspend(wake_condition& c) {
   work_queue& q = *current_;
   const std::uint32_t index = current_index_;
   void* const target = running_target_;
-  // What can fail comes first, before anything changes.
+  // What can fail comes first, before anything changes. The stack goes
+  // into the batch, which moves to the held queue below (see can_stack()):
+  // nothing goes on it again until this behaviour's batch has ended.
+  if (stack_size_ != 0) flush_stack();
+  stack_open_ = false;
   if (s.fibers.prepare()) counters.fibers_made.add();
   reserve_at_least(s.suspended, s.suspended.size() + 1);
   held_queue* held = s.find_held(q);
@@ -118,6 +122,7 @@ void runner::suspend(wake_condition& c) {
   current_index_ = index;
   budget_ = 0;
   merging_ = false;
+  stack_open_ = false;
   batch_serial_ = 0;  // a resumed behaviour claims nothing: other batches ran meanwhile
   running_target_ = target;
   resumed_ = true;

@@ -69,6 +69,12 @@ class copy_queue {
   }
   // Envelopes the allocated chunks can hold, the spare included.
   std::uint32_t capacity() const noexcept;
+  // Envelopes that can be pushed into the tail chunk without a new one.
+  std::uint32_t room() const noexcept {
+    return tail_ == nullptr
+               ? 0
+               : static_cast<std::uint32_t>(reinterpret_cast<const envelope*>(tail_end_) - tail_);
+  }
 
   // Chunks set aside so that pushes cannot fail (not the one spare a
   // queue keeps for its own reuse): one per push covers the worst case,

@@ -257,9 +257,18 @@ void refuse(executor& ex) noexcept {
 // flag). What queue_now would check is known then, but the place. False
 // for any other send, or if the queue could not grow: nothing was posted,
 // and post() takes the send from there.
+//
+// A parallel actor's messages run anywhere and in any order, so one may go
+// on the runner's stack (runner::can_stack_anywhere), to run next: a tree
+// of actors that create and answer each other unfolds depth first, and
+// only a path of it is alive at a time.
 [[gnu::always_inline]] inline bool queue_plain(message* m, cell& to, domain& own, bool open,
                                                runner& w, bool first) noexcept {
   if (to.serialized.load(std::memory_order_relaxed) || to.dom != &own || !open) return false;
+  if (w.can_stack_anywhere()) {
+    w.push_stack(w.current_queue(), &to, m, &deliver);
+    return true;
+  }
   try {
     detail::post(w.owner(), &w, place_here(w, first), &to, m, &deliver);
   } catch (const std::bad_alloc&) {

@@ -54,6 +54,8 @@ struct actor_access {
     return a.in_receive_.fetch_add(1, std::memory_order_relaxed);
   }
   static void leave(actor& a) noexcept { a.in_receive_.fetch_sub(1, std::memory_order_relaxed); }
+  static std::atomic<std::uint8_t>& stacking(actor& a) noexcept { return a.stacking_; }
+  static std::atomic<std::uint8_t>& sent_aside(actor& a) noexcept { return a.sent_aside_; }
 };
 
 // The classic delivery in progress on this thread, on the delivery's
@@ -119,6 +121,36 @@ TACT_API bool open(const anchor* h) noexcept;
 // Throws std::bad_alloc if the queue cannot grow; then nothing was posted
 // (or counted).
 TACT_API void post(executor& ex, std::uint32_t queue, void* target, void* message, run_fn run);
+
+// A classic actor's two stacking bytes (see actor::stacking_ and
+// docs/design.md, "Depth first"). The state is written only where the
+// actor's queue is held (when a message goes on that runner's stack, and
+// when it leaves it), so plain stores serve, ordered by the queue's
+// hand-over; sent_aside is raised by whoever sends it a message another
+// way, before posting it, and never goes down. A message may go on a
+// stack only while sent_aside is 0 and the state takes the stack: then
+// every message ever sent to the actor went on stacks and has run, and
+// nothing for it waits anywhere.
+namespace stacking {
+inline constexpr std::uint8_t fresh = 0;          // its messages went on stacks and have run
+inline constexpr std::uint8_t on_stack = 1;       // one of them waits on a worker's stack
+inline constexpr std::uint8_t unsent = 2;         // made by a behaviour, sent nothing yet
+inline constexpr std::uint8_t first_stacked = 3;  // its first message waits on a stack
+inline constexpr std::uint8_t first_run = 4;      // ... and has left it
+inline constexpr bool takes_stack(std::uint8_t state) noexcept {
+  return state == fresh || state == unsent || state == first_run;
+}
+// sent_aside: none yet, one, more (or an actor not made by a behaviour).
+inline constexpr std::uint8_t aside_most = 2;
+}  // namespace stacking
+
+// A send to `receiver`, from a behaviour, of a message nothing was ever
+// sent around: if the worker running it holds `queue` (or, for an actor
+// sent nothing yet, may take it) and has room, the message goes on its
+// stack, to run before the rest of the batch, `run` being how it runs
+// there; true then. Else nothing was posted and the caller posts.
+TACT_API bool post_on_stack(actor& receiver, std::uint32_t queue, void* target, void* message,
+                            run_fn run) noexcept;
 
 // send_within to a bounded actor whose mailbox is full (mailbox_bound.cpp):
 // false if there was no room by `deadline`. Throws std::bad_alloc before

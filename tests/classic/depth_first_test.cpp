@@ -1,0 +1,427 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include <tact/tact.hpp>
+#include <tact/transactional.hpp>
+
+#include "support/invariants.hpp"
+#include "support/test_support.hpp"
+
+// A message to an actor made by a behaviour, with nothing else ever sent
+// to it, runs next, from its worker's stack (docs/design.md, "Depth
+// first"): a tree of actors unfolds depth first, and only a path of it is
+// alive at a time. What these tests pin, from the user's side: how many
+// nodes of such a tree are alive at once, and that the order and
+// once-only delivery of every message hold however the stack is used:
+// messages behind stacked ones, a full stack, a behaviour that waits, a
+// turn cut short at its budget, sends from other threads racing.
+namespace {
+
+using namespace std::chrono_literals;
+using tact::test::sequenced;
+
+// ---- a tree of actors, one per call of the naive fibonacci recursion ----
+
+std::atomic<std::int64_t> nodes_alive{0};
+std::atomic<std::int64_t> nodes_peak{0};
+
+void note_made() {
+  const std::int64_t now = nodes_alive.fetch_add(1, std::memory_order_relaxed) + 1;
+  std::int64_t peak = nodes_peak.load(std::memory_order_relaxed);
+  while (now > peak && !nodes_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+}
+
+struct request : tact::message {
+  std::int64_t n = 0;
+};
+struct response : tact::message {
+  std::int64_t value = 0;
+};
+
+class fib_node final : public tact::actor {
+ public:
+  explicit fib_node(tact::actor_system& system) : actor{system} { note_made(); }
+  fib_node(fib_node& parent, response& answer)
+      : actor{parent.system()}, parent_{&parent}, answer_{&answer} {
+    note_made();
+  }
+  ~fib_node() override { nodes_alive.fetch_sub(1, std::memory_order_relaxed); }
+
+  request ask;
+  std::int64_t result() const noexcept { return result_; }
+
+  tact::allocation receive(request& r) {
+    if (r.n <= 2) return answer(1);
+    answers_[0].emplace();
+    answers_[1].emplace();
+    fork(r.n - 1, *answers_[0]);
+    fork(r.n - 2, *answers_[1]);
+    return Nodelete;
+  }
+  tact::allocation receive(response& r) {
+    result_ += r.value;
+    return ++answered_ == 2 ? answer(result_) : Nodelete;
+  }
+
+ private:
+  void fork(std::int64_t n, response& slot) {
+    fib_node& child = system().spawn<fib_node>(*this, slot);
+    child.ask.n = n;
+    child | child.ask;
+  }
+  tact::allocation answer(std::int64_t value) {
+    if (parent_ == nullptr) {
+      result_ = value;
+      return Finished;
+    }
+    answer_->value = value;
+    *parent_ | *answer_;
+    return Delete;
+  }
+
+  fib_node* parent_ = nullptr;
+  response* answer_ = nullptr;
+  std::optional<response> answers_[2];
+  std::int64_t result_ = 0;
+  int answered_ = 0;
+};
+
+std::int64_t fibonacci(std::int64_t n) {
+  std::int64_t a = 1, b = 1;
+  for (std::int64_t i = 2; i < n; ++i) {
+    const std::int64_t c = a + b;
+    a = b;
+    b = c;
+  }
+  return b;
+}
+
+struct tree_run {
+  std::int64_t result;
+  std::int64_t peak;       // nodes alive at once, the root included
+  std::uint64_t messages;  // delivered
+};
+
+tree_run unfold(tact::system_config config, std::int64_t n) {
+  nodes_alive.store(0);
+  nodes_peak.store(0);
+  tact::actor_system system{config};
+  fib_node root{system};
+  const std::uint64_t before = system.stats().total.messages_processed;
+  root.ask.n = n;
+  root | root.ask;
+  system.await_quiescence();
+  tree_run run{root.result(), nodes_peak.load(), system.stats().total.messages_processed - before};
+  system.stop();
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("a tree of actors made inside behaviours unfolds depth first") {
+  // fib(20): 13,529 actors. Breadth first (each queue first in, first
+  // out), most of them are alive at once; depth first, a path of 20 and
+  // the siblings waiting along it.
+  constexpr std::int64_t n = 20;
+  const std::uint32_t workers = GENERATE(1u, 2u);
+  CAPTURE(workers);
+  // Turns without a time budget: none is cut short, so the stack never
+  // goes back into a batch and the order is depth first throughout.
+  const tree_run run = unfold({.workers = workers, .gulp_budget = 0ns}, n);
+  CHECK(run.result == fibonacci(n));
+  CHECK(run.messages == 2 * (2 * static_cast<std::uint64_t>(fibonacci(n)) - 1) - 1);
+  // Two workers may each unfold a subtree.
+  CHECK(run.peak <= 4 * n * workers);
+  CHECK(nodes_alive.load() == 0);
+}
+
+TEST_CASE("a tree of actors unfolds whole whatever the turn budget and worker count") {
+  // With the default budget, a turn that ends puts its stack back into
+  // its batch; with a budget of a nanosecond, every turn does.
+  constexpr std::int64_t n = 18;
+  const std::uint32_t workers = GENERATE(1u, 2u, 8u);
+  const std::int64_t budget_ns = GENERATE(std::int64_t{100'000}, std::int64_t{1});
+  CAPTURE(workers, budget_ns);
+  const tree_run run =
+      unfold({.workers = workers, .gulp_budget = std::chrono::nanoseconds{budget_ns}}, n);
+  CHECK(run.result == fibonacci(n));
+  CHECK(run.messages == 2 * (2 * static_cast<std::uint64_t>(fibonacci(n)) - 1) - 1);
+  CHECK(nodes_alive.load() == 0);
+}
+
+// ---- order and once-only delivery through the stack ----
+
+namespace {
+
+// A random tree: a node made by its parent gets a burst of numbered
+// messages from it, the first of which (number 0) starts it (the first
+// goes on the stack, the rest behind it; beyond 64 the stack is full),
+// and numbered pokes from a thread outside, racing in as soon as the
+// node exists. When it starts it makes its children and sends them
+// their bursts; some nodes then ask a long-lived actor something,
+// waiting with their children's messages on the stack. A node finishes
+// once it has everything and its children have finished. The root is
+// started from outside.
+constexpr std::uint64_t parent_sender = 0;
+constexpr std::uint64_t poke_sender = 1;
+constexpr std::size_t pokes_each = 3;
+
+struct shape {
+  std::uint32_t children;
+  std::uint32_t burst;
+  bool asks;
+};
+
+// The node's shape from the run's seed and its number alone, so the test
+// knows the whole tree before it runs.
+shape shape_of(std::uint64_t seed, std::uint64_t id, std::uint32_t depth) {
+  const std::uint64_t r = tact::test::mix(seed, id);
+  return {depth == 0 ? 0u : static_cast<std::uint32_t>(r % 5),
+          1 + static_cast<std::uint32_t>((r >> 8) % 150), (r >> 20) % 8 == 0};
+}
+
+struct echo_request : tact::request<int> {};
+struct echo : tact::actor {
+  using actor::actor;
+  tact::allocation receive(echo_request& m) {
+    m.reply(1);
+    return Nodelete;
+  }
+};
+
+struct finished_child : tact::message {};
+
+struct registry {
+  explicit registry(std::size_t capacity) : slots(capacity) {}
+  std::vector<std::atomic<struct order_node*>> slots;
+  std::atomic<std::size_t> count{0};
+};
+
+struct order_node final : tact::actor {
+  order_node(tact::actor_system& system, std::uint64_t seed, std::uint64_t id, std::uint32_t depth,
+             echo& asked, registry& made)
+      : actor{system}, seed_{seed}, id_{id}, depth_{depth}, asked_{&asked}, made_{&made} {
+    publish();
+  }
+  order_node(order_node& parent, std::uint64_t id)
+      : actor{parent.system()},
+        seed_{parent.seed_},
+        id_{id},
+        depth_{parent.depth_ - 1},
+        asked_{parent.asked_},
+        made_{parent.made_},
+        parent_{&parent} {
+    publish();
+  }
+
+  // Sent by the poking thread.
+  sequenced pokes[pokes_each] = {{poke_sender, 0}, {poke_sender, 1}, {poke_sender, 2}};
+  tact::test::fifo_check fifo;
+  std::uint64_t asks_answered = 0;
+
+  tact::allocation receive(sequenced& m) {
+    fifo.accept(m);
+    if (m.sender == parent_sender && m.seq == 0) begin();
+    if (m.sender == poke_sender) poked_ = true;
+    // The rest of the children's bursts in a later behaviour, once poked:
+    // by then the stack, the queues held and the actors' states may all
+    // have changed.
+    if (started_ && poked_ && !rest_sent_) {
+      rest_sent_ = true;
+      for (auto& l : links_)
+        for (std::size_t i = half(*l); i < l->burst.size(); ++i) *l->child | l->burst[i];
+    }
+    return maybe_done();
+  }
+  tact::allocation receive(finished_child&) {
+    ++children_done_;
+    return maybe_done();
+  }
+
+  std::uint64_t id() const noexcept { return id_; }
+  // How many its parent sends it (the root gets one, from outside).
+  std::uint32_t burst() const noexcept {
+    return parent_ != nullptr ? shape_of(seed_, id_, depth_).burst : 1;
+  }
+  std::uint32_t depth() const noexcept { return depth_; }
+
+ private:
+  struct link {
+    link(order_node& c, std::uint32_t n) : child{&c} {
+      burst.reserve(n);
+      for (std::uint32_t i = 0; i < n; ++i) burst.emplace_back(parent_sender, i);
+    }
+    order_node* child;
+    std::vector<sequenced> burst;
+  };
+
+  void begin() {
+    const shape s = shape_of(seed_, id_, depth_);
+    started_ = true;
+    for (std::uint32_t c = 0; c < s.children; ++c) {
+      order_node& child = system().spawn<order_node>(*this, id_ * 5 + c + 1);
+      const std::uint32_t burst = shape_of(seed_, child.id_, child.depth_).burst;
+      links_.push_back(std::make_unique<link>(child, burst));
+    }
+    // Every child its first message, then the first half of its burst.
+    for (auto& l : links_) *l->child | l->burst[0];
+    for (auto& l : links_)
+      for (std::size_t i = 1; i < half(*l); ++i) *l->child | l->burst[i];
+    if (s.asks && tact::ask(*asked_, echo_request{}, 60s).has_value()) ++asks_answered;
+  }
+
+  static std::size_t half(const link& l) { return std::max<std::size_t>(1, l.burst.size() / 2); }
+
+  void publish() {
+    made_->slots[made_->count.fetch_add(1, std::memory_order_relaxed)].store(
+        this, std::memory_order_release);
+  }
+  // Pokes may come before the start.
+  tact::allocation maybe_done() {
+    if (!started_ || fifo.received() != burst() + pokes_each || children_done_ != links_.size())
+      return Nodelete;
+    if (parent_ != nullptr) *parent_ | done_;
+    return Finished;
+  }
+
+  std::uint64_t seed_;
+  std::uint64_t id_;
+  std::uint32_t depth_;
+  echo* asked_;
+  registry* made_;
+  order_node* parent_ = nullptr;
+  std::vector<std::unique_ptr<link>> links_;
+  finished_child done_;
+  std::size_t children_done_ = 0;
+  bool started_ = false;
+  bool poked_ = false;
+  bool rest_sent_ = false;
+};
+
+std::uint64_t count_nodes(std::uint64_t seed, std::uint64_t id, std::uint32_t depth) {
+  std::uint64_t n = 1;
+  const shape s = shape_of(seed, id, depth);
+  for (std::uint32_t c = 0; c < s.children; ++c) n += count_nodes(seed, id * 5 + c + 1, depth - 1);
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("messages through workers' stacks arrive once each, in each sender's order") {
+  const std::uint32_t workers = GENERATE(1u, 2u, 8u);
+  const std::uint64_t seed = tact::test::test_seed();
+  INFO("TACT_TEST_SEED=" << seed << " workers " << workers);
+  constexpr std::uint32_t depth = 7;
+  const std::uint64_t trees = tact::test::scaled(8);
+
+  for (std::uint64_t t = 0; t < trees; ++t) {
+    const std::uint64_t tree_seed = tact::test::mix(seed, t);
+    const std::uint64_t total = count_nodes(tree_seed, 0, depth);
+    CAPTURE(t, total);
+    registry made{total};
+    tact::actor_system system{{.workers = workers}};
+    echo asked{system};
+    auto* root = new order_node{system, tree_seed, 0, depth, asked, made};
+
+    // Pokes from outside, as soon as each node is published.
+    std::thread poker{[&] {
+      for (std::size_t next = 0; next < total;) {
+        order_node* n = next < made.count.load(std::memory_order_acquire)
+                            ? made.slots[next].load(std::memory_order_acquire)
+                            : nullptr;
+        if (n == nullptr) {
+          std::this_thread::yield();
+          continue;
+        }
+        for (sequenced& poke : n->pokes) *n | poke;
+        ++next;
+      }
+    }};
+    sequenced go{parent_sender, 0};
+    *root | go;
+    poker.join();
+    system.await_quiescence();
+
+    REQUIRE(made.count.load() == total);
+    std::uint64_t finished = 0, asks = 0, expected_asks = 0;
+    for (std::size_t i = 0; i < total; ++i) {
+      order_node* n = made.slots[i].load();
+      const shape s = shape_of(tree_seed, n->id(), n->depth());
+      if (n->finished()) ++finished;
+      asks += n->asks_answered;
+      if (s.asks) ++expected_asks;
+      CHECK(n->fifo.duplicates() == 0);
+      CHECK(n->fifo.out_of_order() == 0);
+      CHECK(n->fifo.received() == n->burst() + pokes_each);
+    }
+    CHECK(finished == total);
+    CHECK(asks == expected_asks);
+    asked | tact::finished_msg;
+    system.stop();
+    for (std::size_t i = 0; i < total; ++i) delete made.slots[i].load();
+  }
+}
+
+// ---- transactional actors ----
+
+namespace {
+
+namespace tx = tact::tx;
+
+// As the tx_fibonacci benchmark: parallel actors, each creating two
+// children and becoming an adder of their answers. A parallel actor's
+// messages promise no order, so they take a worker's stack whenever no
+// other worker idles.
+tx::behaviour adder(const tx::actor_ref& parent, int answered, std::int64_t sum) {
+  return {[parent, answered, sum](std::int64_t value) {
+    if (answered == 1)
+      tx::send(parent, sum + value);
+    else
+      tx::become(adder(parent, 1, sum + value));
+  }};
+}
+
+tx::behaviour tx_fib() {
+  return {[](const tx::actor_ref& parent, std::int64_t n) {
+    if (n <= 2) {
+      tx::send(parent, std::int64_t{1});
+      return;
+    }
+    tx::send(tx::create(tx_fib()), tx::self(), n - 1);
+    tx::send(tx::create(tx_fib()), tx::self(), n - 2);
+    tx::become(adder(parent, 0, 0));
+  }};
+}
+
+}  // namespace
+
+TEST_CASE("a tree of transactional actors unfolds whole through workers' stacks") {
+  constexpr std::int64_t n = 18;
+  const std::uint32_t workers = GENERATE(1u, 2u, 8u);
+  const std::int64_t budget_ns = GENERATE(std::int64_t{100'000}, std::int64_t{1});
+  CAPTURE(workers, budget_ns);
+  tact::actor_system system{
+      {.workers = workers, .gulp_budget = std::chrono::nanoseconds{budget_ns}}};
+  std::atomic<std::int64_t> result{0};
+  const tx::actor_ref report = tx::spawn(system, {[&result](std::int64_t r) { result.store(r); }});
+  const std::uint64_t before = system.stats().total.tx_commits;
+  tx::send(tx::spawn(system, tx_fib()), report, n);
+  system.await_quiescence();
+  CHECK(result.load() == fibonacci(n));
+  const tact::worker_stats totals = system.stats().total;
+  // Every actor's request and every answer but the root's, once each, and
+  // the root's answer to `report`.
+  CHECK(totals.tx_commits - before == 2 * (2 * static_cast<std::uint64_t>(fibonacci(n)) - 1));
+  CHECK(totals.tx_rollbacks == 0);
+  CHECK(totals.tx_unmatched == 0);
+  system.stop();
+}
