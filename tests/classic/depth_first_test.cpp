@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <tact/tact.hpp>
@@ -28,7 +29,7 @@ namespace {
 using namespace std::chrono_literals;
 using tact::test::sequenced;
 
-// ---- a tree of actors, one per call of the naive fibonacci recursion ----
+// ---- a full binary tree of actors, each made by its parent ----
 
 std::atomic<std::int64_t> nodes_alive{0};
 std::atomic<std::int64_t> nodes_peak{0};
@@ -40,121 +41,113 @@ void note_made() {
   }
 }
 
-struct request : tact::message {
-  std::int64_t n = 0;
+struct grow : tact::message {
+  int depth = 0;
 };
-struct response : tact::message {
-  std::int64_t value = 0;
+struct leaves : tact::message {
+  std::int64_t count = 0;
 };
 
-class fib_node final : public tact::actor {
+// Told to grow to `depth`, a node makes two children of depth - 1 and
+// answers its parent the sum of their leaf counts; a leaf answers 1. It
+// is gone once it has answered; the root keeps its count.
+class tree_node final : public tact::actor {
  public:
-  explicit fib_node(tact::actor_system& system) : actor{system} { note_made(); }
-  fib_node(fib_node& parent, response& answer)
+  explicit tree_node(tact::actor_system& system) : actor{system} { note_made(); }
+  tree_node(tree_node& parent, leaves& answer)
       : actor{parent.system()}, parent_{&parent}, answer_{&answer} {
     note_made();
   }
-  ~fib_node() override { nodes_alive.fetch_sub(1, std::memory_order_relaxed); }
+  ~tree_node() override { nodes_alive.fetch_sub(1, std::memory_order_relaxed); }
 
-  request ask;
-  std::int64_t result() const noexcept { return result_; }
+  grow order;
+  std::int64_t count() const noexcept { return count_; }
 
-  tact::allocation receive(request& r) {
-    if (r.n <= 2) return answer(1);
-    answers_[0].emplace();
-    answers_[1].emplace();
-    fork(r.n - 1, *answers_[0]);
-    fork(r.n - 2, *answers_[1]);
+  tact::allocation receive(grow& g) {
+    if (g.depth == 0) return answer(1);
+    for (auto& [child, slot] : children_) {
+      slot.emplace();
+      child = &system().spawn<tree_node>(*this, *slot);
+      child->order.depth = g.depth - 1;
+    }
+    for (auto& [child, slot] : children_) *child | child->order;
     return Nodelete;
   }
-  tact::allocation receive(response& r) {
-    result_ += r.value;
-    return ++answered_ == 2 ? answer(result_) : Nodelete;
+  tact::allocation receive(leaves& l) {
+    count_ += l.count;
+    return ++answered_ == 2 ? answer(count_) : Nodelete;
   }
 
  private:
-  void fork(std::int64_t n, response& slot) {
-    fib_node& child = system().spawn<fib_node>(*this, slot);
-    child.ask.n = n;
-    child | child.ask;
-  }
-  tact::allocation answer(std::int64_t value) {
-    if (parent_ == nullptr) {
-      result_ = value;
-      return Finished;
-    }
-    answer_->value = value;
+  tact::allocation answer(std::int64_t count) {
+    count_ = count;
+    if (parent_ == nullptr) return Finished;
+    answer_->count = count;
     *parent_ | *answer_;
     return Delete;
   }
 
-  fib_node* parent_ = nullptr;
-  response* answer_ = nullptr;
-  std::optional<response> answers_[2];
-  std::int64_t result_ = 0;
+  tree_node* parent_ = nullptr;
+  leaves* answer_ = nullptr;  // the parent's slot for this node's answer
+  std::pair<tree_node*, std::optional<leaves>> children_[2];
+  std::int64_t count_ = 0;
   int answered_ = 0;
 };
 
-std::int64_t fibonacci(std::int64_t n) {
-  std::int64_t a = 1, b = 1;
-  for (std::int64_t i = 2; i < n; ++i) {
-    const std::int64_t c = a + b;
-    a = b;
-    b = c;
-  }
-  return b;
-}
-
 struct tree_run {
-  std::int64_t result;
+  std::int64_t leaves;
   std::int64_t peak;       // nodes alive at once, the root included
   std::uint64_t messages;  // delivered
 };
 
-tree_run unfold(tact::system_config config, std::int64_t n) {
+tree_run unfold(tact::system_config config, int depth) {
   nodes_alive.store(0);
   nodes_peak.store(0);
   tact::actor_system system{config};
-  fib_node root{system};
+  tree_node root{system};
   const std::uint64_t before = system.stats().total.messages_processed;
-  root.ask.n = n;
-  root | root.ask;
+  root.order.depth = depth;
+  root | root.order;
   system.await_quiescence();
-  tree_run run{root.result(), nodes_peak.load(), system.stats().total.messages_processed - before};
+  tree_run run{root.count(), nodes_peak.load(), system.stats().total.messages_processed - before};
   system.stop();
   return run;
 }
 
+// 2^(depth + 1) - 1 nodes, each told to grow once and all but the root
+// answering once.
+std::uint64_t tree_messages(int depth) { return 2 * ((std::uint64_t{2} << depth) - 1) - 1; }
+
 }  // namespace
 
 TEST_CASE("a tree of actors made inside behaviours unfolds depth first") {
-  // fib(20): 13,529 actors. Breadth first (each queue first in, first
-  // out), most of them are alive at once; depth first, a path of 20 and
-  // the siblings waiting along it.
-  constexpr std::int64_t n = 20;
+  // 16,383 nodes. Breadth first (each queue first in, first out), most of
+  // them are alive at once; depth first, a path of 13 and the siblings
+  // waiting along it.
+  constexpr int depth = 13;
   const std::uint32_t workers = GENERATE(1u, 2u);
   CAPTURE(workers);
   // Turns without a time budget: none is cut short, so the stack never
   // goes back into a batch and the order is depth first throughout.
-  const tree_run run = unfold({.workers = workers, .gulp_budget = 0ns}, n);
-  CHECK(run.result == fibonacci(n));
-  CHECK(run.messages == 2 * (2 * static_cast<std::uint64_t>(fibonacci(n)) - 1) - 1);
+  const tree_run run = unfold({.workers = workers, .gulp_budget = 0ns}, depth);
+  CHECK(run.leaves == std::int64_t{1} << depth);
+  CHECK(run.messages == tree_messages(depth));
   // Two workers may each unfold a subtree.
-  CHECK(run.peak <= 4 * n * workers);
+  CHECK(run.peak <= 4 * depth * workers);
   CHECK(nodes_alive.load() == 0);
 }
 
 TEST_CASE("a tree of actors unfolds whole whatever the turn budget and worker count") {
   // With the default budget, a turn that ends puts its stack back into
   // its batch; with a budget of a nanosecond, every turn does.
-  constexpr std::int64_t n = 18;
+  constexpr int depth = 12;
   const std::uint32_t workers = GENERATE(1u, 2u, 8u);
   const std::int64_t budget_ns = GENERATE(std::int64_t{100'000}, std::int64_t{1});
   CAPTURE(workers, budget_ns);
   const tree_run run =
-      unfold({.workers = workers, .gulp_budget = std::chrono::nanoseconds{budget_ns}}, n);
-  CHECK(run.result == fibonacci(n));
-  CHECK(run.messages == 2 * (2 * static_cast<std::uint64_t>(fibonacci(n)) - 1) - 1);
+      unfold({.workers = workers, .gulp_budget = std::chrono::nanoseconds{budget_ns}}, depth);
+  CHECK(run.leaves == std::int64_t{1} << depth);
+  CHECK(run.messages == tree_messages(depth));
   CHECK(nodes_alive.load() == 0);
 }
 
@@ -377,50 +370,52 @@ namespace {
 
 namespace tx = tact::tx;
 
-// As the tx_fibonacci benchmark: parallel actors, each creating two
-// children and becoming an adder of their answers. A parallel actor's
-// messages promise no order, so they take a worker's stack whenever no
-// other worker idles.
-tx::behaviour adder(const tx::actor_ref& parent, int answered, std::int64_t sum) {
-  return {[parent, answered, sum](std::int64_t value) {
+// The binary tree on parallel actors: a node creates two children and
+// becomes a summer of their answers. A parallel actor's messages promise
+// no order, so they take a worker's stack whenever no other worker idles;
+// the two answers of a node may also race on two workers, and the loser
+// of the become runs again against the summer that won.
+tx::behaviour summer(const tx::actor_ref& parent, int answered, std::int64_t sum) {
+  return {[parent, answered, sum](std::int64_t count) {
     if (answered == 1)
-      tx::send(parent, sum + value);
+      tx::send(parent, sum + count);
     else
-      tx::become(adder(parent, 1, sum + value));
+      tx::become(summer(parent, 1, sum + count));
   }};
 }
 
-tx::behaviour tx_fib() {
-  return {[](const tx::actor_ref& parent, std::int64_t n) {
-    if (n <= 2) {
+tx::behaviour tx_tree_node() {
+  return {[](const tx::actor_ref& parent, int depth) {
+    if (depth == 0) {
       tx::send(parent, std::int64_t{1});
       return;
     }
-    tx::send(tx::create(tx_fib()), tx::self(), n - 1);
-    tx::send(tx::create(tx_fib()), tx::self(), n - 2);
-    tx::become(adder(parent, 0, 0));
+    tx::send(tx::create(tx_tree_node()), tx::self(), depth - 1);
+    tx::send(tx::create(tx_tree_node()), tx::self(), depth - 1);
+    tx::become(summer(parent, 0, 0));
   }};
 }
 
 }  // namespace
 
 TEST_CASE("a tree of transactional actors unfolds whole through workers' stacks") {
-  constexpr std::int64_t n = 18;
+  constexpr int depth = 12;
   const std::uint32_t workers = GENERATE(1u, 2u, 8u);
   const std::int64_t budget_ns = GENERATE(std::int64_t{100'000}, std::int64_t{1});
   CAPTURE(workers, budget_ns);
   tact::actor_system system{
       {.workers = workers, .gulp_budget = std::chrono::nanoseconds{budget_ns}}};
-  std::atomic<std::int64_t> result{0};
-  const tx::actor_ref report = tx::spawn(system, {[&result](std::int64_t r) { result.store(r); }});
+  std::atomic<std::int64_t> counted{0};
+  const tx::actor_ref report =
+      tx::spawn(system, {[&counted](std::int64_t n) { counted.store(n); }});
   const std::uint64_t before = system.stats().total.tx_commits;
-  tx::send(tx::spawn(system, tx_fib()), report, n);
+  tx::send(tx::spawn(system, tx_tree_node()), report, depth);
   system.await_quiescence();
-  CHECK(result.load() == fibonacci(n));
+  CHECK(counted.load() == std::int64_t{1} << depth);
   const tact::worker_stats totals = system.stats().total;
-  // Every actor's request and every answer but the root's, once each, and
-  // the root's answer to `report`.
-  CHECK(totals.tx_commits - before == 2 * (2 * static_cast<std::uint64_t>(fibonacci(n)) - 1));
+  // Every node's order and every answer, the root's to `report` included,
+  // committed once each.
+  CHECK(totals.tx_commits - before == tree_messages(depth) + 1);
   CHECK(totals.tx_rollbacks == 0);
   CHECK(totals.tx_unmatched == 0);
   system.stop();
