@@ -183,7 +183,8 @@ inline bool post_to(actor& receiver, void* target, void* msg, run_fn run,
       if (stacked_run != nullptr && sent == 0 &&
           post_on_stack(receiver, queue, target, msg, stacked_run))
         return true;
-      aside.store(sent + 1, std::memory_order_relaxed);
+      // Raised before the post: see post_on_stack.
+      aside.store(static_cast<std::uint8_t>(sent + 1), std::memory_order_relaxed);
     }
     post(actor_access::executor_of(receiver), queue, target, msg, run);
   } catch (...) {

@@ -57,9 +57,9 @@ executor* ambient_executor() noexcept;
 // ---- queues; any thread ----
 
 // The queue of a new classic actor, counted alive: the ambient scope's, or
-// as home_queue(); or, if `beside` (its creator has only been run from
-// stacks: docs/design.md, "Depth first"), the queue its worker has in
-// hand. std::logic_error once the system is stopping.
+// as home_queue(); or, if `beside` (its creator, made by a behaviour,
+// runs its first message: docs/design.md, "Depth first"), the queue its
+// worker has in hand. std::logic_error once the system is stopping.
 std::uint32_t admit(executor& ex, bool beside = false);
 // The home queue of an actor created now that does not count as a live
 // classic actor: created by a behaviour, one of its worker's own queues
