@@ -424,32 +424,11 @@ void runner::step(work_queue& q, std::uint32_t index) {
   q.finish();
 }
 
-// An actor's messages on the stack run in the order they were sent: the
-// newest goes right below its deepest (oldest) one. A full stack is
-// flushed instead, and the send takes the ordinary path, behind them.
-bool runner::insert_behind(void* target, void* message, run_fn run) {
-  std::uint32_t at = 0;
-  while (at != stack_size_ && stack_[at].target != target) ++at;
-  if (at == stack_size_) return false;
-  if (stack_size_ == defaults::stack_most) {
-    flush_stack();
-    return false;
-  }
-  std::copy_backward(stack_ + at, stack_ + stack_size_, stack_ + stack_size_ + 1);
-  stack_[at] = envelope{target, message, run};
-  ++stack_size_;
-  ++merged_;
-  return true;
-}
-
-// Into the batch in hand's tail, top first: the order the stack would
-// have run them in (see can_stack()). The room is made first, so that a
-// lack of memory leaves the stack whole.
+// Into the batch in hand's front, in the order the stack would have run
+// them (see can_stack()): all of them, or none for lack of memory.
 void runner::flush_stack() {
-  copy_queue& batch = current_->batch();
-  copy_queue::backup room;
-  for (std::uint32_t i = batch.room(); i < stack_size_; ++i) room.grow();
-  while (stack_size_ != 0) batch.push(stack_[--stack_size_], room);
+  current_->batch().push_front(stack_, stack_size_);
+  stack_size_ = 0;
   if (foreign_) mixed_ = true;  // envelopes of kept queues' actors may be among them
 }
 

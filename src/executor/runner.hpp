@@ -161,22 +161,20 @@ class runner : public sleeper {
   //   or one this runner keeps (merge()'s conditions but for the order
   //   ones), and the stack is empty before the batch hands over or any
   //   queue it holds is let go.
-  // - A later send to an actor with a message on the stack, whoever sends
-  //   it, goes on the stack behind that message (stack_behind(), on every
-  //   post of this runner), so an actor's messages on the stack run in
-  //   the order they were sent, and ahead of anything sent to it later.
-  // - Whenever the stack cannot simply run next, it is flushed into the
-  //   batch in hand's tail, in the order it would have run: before a
-  //   behaviour waits (suspend()), when a send must go behind a message
-  //   on a full stack, and when the turn's budget is spent (run_batch),
-  //   so that the queue's next turn goes on from there. Nothing for its
-  //   actors is in the batch then (a send to them went behind them on
-  //   the stack, and nothing waited for them when their first message
-  //   went on it), so the batch runs them in the same order. A flush
-  //   makes its room first: it happens whole or not at all. A turn that
-  //   cannot flush for lack of memory takes nothing new on the stack
-  //   and runs what it holds (at most defaults::stack_most, plus what
-  //   goes behind them meanwhile) before it ends.
+  // - A later send to an actor with a message on the stack goes aside,
+  //   never on the stack (the model's state says one is there): into a
+  //   batch or a mailbox, all of which run after the stack, since the
+  //   stack runs before the batch in hand's next envelope, and the batch
+  //   hands over only once the stack is empty.
+  // - Whenever the stack cannot simply run next, it is flushed to the
+  //   front of the batch in hand, in the order it would have run: before
+  //   a behaviour waits (suspend()), and when the turn's budget is spent
+  //   (run_batch), so that the queue's next turn goes on from there,
+  //   depth first still. It stays ahead of everything sent after it, as
+  //   on the stack. A flush happens whole or not at all
+  //   (copy_queue::push_front). A turn that cannot flush for lack of
+  //   memory takes nothing new on the stack and runs what it holds (at
+  //   most defaults::stack_most) before it ends.
   //
   // Counted as local sends, as merged sends are (merged_).
   //
@@ -221,12 +219,6 @@ class runner : public sleeper {
     }
     stack_[stack_size_++] = envelope{target, message, run};
     ++merged_;
-  }
-  // For every post of this runner: true if it went on the stack behind a
-  // message for the same target. Throws std::bad_alloc if the stack had
-  // to be flushed and the batch could not grow; nothing changed then.
-  bool stack_behind(void* target, void* message, run_fn run) {
-    return stack_size_ != 0 && insert_behind(target, message, run);
   }
 
   // Whether this runner holds `queue`: it is the queue in hand, one it
@@ -641,7 +633,6 @@ class runner : public sleeper {
   [[gnu::always_inline]] inline void keep_instead(work_queue& q, std::uint32_t index,
                                                   std::uint32_t instead) noexcept;
   bool rejoin(work_queue& q, std::uint32_t index, void* target, void* message, run_fn run);
-  bool insert_behind(void* target, void* message, run_fn run);
   void flush_stack();
   bool flush_stack_if_possible() noexcept;
   bool take_for_stack(std::uint32_t index) noexcept;

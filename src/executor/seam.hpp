@@ -84,9 +84,7 @@ inline runner* this_runner(const executor& ex) noexcept {
 void post_to_mailbox(executor& ex, runner* self, std::uint32_t queue, void* target, void* message,
                      run_fn run);
 
-// Appends the envelope {target, message, run} to queue `queue` of `ex`,
-// or, while `self`'s stack holds a message for `target`, puts it on the
-// stack behind that one (see runner::can_stack).
+// Appends the envelope {target, message, run} to queue `queue` of `ex`.
 // `self`: this_runner(ex), which the caller usually has at hand. Throws
 // std::bad_alloc if the queue cannot grow; nothing was sent then. The
 // three words stay in registers until they are stored into a queue: an
@@ -94,9 +92,8 @@ void post_to_mailbox(executor& ex, runner* self, std::uint32_t queue, void* targ
 // on store forwarding.
 inline void post(executor& ex, runner* self, std::uint32_t queue, void* target, void* message,
                  run_fn run) {
-  if (self != nullptr &&
-      (self->stack_behind(target, message, run) || self->try_append(queue, target, message, run) ||
-       self->try_rejoin(queue, target, message, run)))
+  if (self != nullptr && (self->try_append(queue, target, message, run) ||
+                          self->try_rejoin(queue, target, message, run)))
     return;
   post_to_mailbox(ex, self, queue, target, message, run);
 }

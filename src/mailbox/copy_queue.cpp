@@ -109,6 +109,31 @@ void copy_queue::make_room(backup* chunks) {
   tail_end_ = c;
 }
 
+// from[0] goes right before the head, from[n - 1] first of all. What does
+// not fit in the slots the head left behind in its chunk goes into a new
+// chunk put before that one, at its end; the chunk that was first is then
+// filled from its start, a whole chunk between the first and the last
+// (counted in middle_) unless it is also the last (counted by its tail).
+void copy_queue::push_front(const envelope* from, std::uint32_t n) {
+  TACT_ASSERT(n <= chunk_most, "a copy queue takes at most a chunk's worth in front at once");
+  if (n == 0) return;
+  if (tail_end_ == nullptr) make_room(nullptr);
+  chunk* const first = head_chunk();
+  const auto slack = static_cast<std::uint32_t>(head_ - first->begin);
+  chunk* const before = n > slack ? chunk::make(std::max(n - slack, floor())) : nullptr;
+  const std::uint32_t in_first = std::min(n, slack);
+  for (std::uint32_t i = 0; i < in_first; ++i) *--head_ = from[i];
+  head_left_ = static_cast<std::uint16_t>(head_left_ + in_first);
+  if (before == nullptr) return;
+  before->next = first;
+  if (first != tail_end_) middle_ += first->capacity;
+  first->chained = true;
+  floor_ |= reclaiming;
+  head_ = reinterpret_cast<envelope*>(before);  // its slots end where its header is
+  for (std::uint32_t i = in_first; i < n; ++i) *--head_ = from[i];
+  head_left_ = static_cast<std::uint16_t>(n - in_first);
+}
+
 // The head reached its chunk's end. If the tail is in that chunk too, the
 // queue is empty: it rewinds. Otherwise the drained chunk leaves the chain
 // and becomes the spare after the last chunk, or is freed if there is a

@@ -69,13 +69,6 @@ class copy_queue {
   }
   // Envelopes the allocated chunks can hold, the spare included.
   std::uint32_t capacity() const noexcept;
-  // Envelopes that can be pushed into the tail chunk without a new one.
-  std::uint32_t room() const noexcept {
-    return tail_ == nullptr
-               ? 0
-               : static_cast<std::uint32_t>(reinterpret_cast<const envelope*>(tail_end_) - tail_);
-  }
-
   // Chunks set aside so that pushes cannot fail (not the one spare a
   // queue keeps for its own reuse): one per push covers the worst case,
   // since a push adds at most one chunk. The smallest chunks there are
@@ -111,6 +104,12 @@ class copy_queue {
       make_room(&chunks);
     *tail_++ = e;
   }
+  // Puts from[0 .. n) ahead of the head, from[n - 1] first: the order a
+  // stack whose top is from[n - 1] runs in. Into the slots the head has
+  // left behind in its chunk, and the rest into one new chunk put before
+  // it. @pre n <= chunk_most. Throws std::bad_alloc before anything
+  // changed: all of them go, or none.
+  void push_front(const envelope* from, std::uint32_t n);
   // Allocates the first chunk now if there is none yet.
   void reserve() {
     if (tail_ == nullptr) make_room(nullptr);

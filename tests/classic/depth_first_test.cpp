@@ -213,6 +213,7 @@ struct order_node final : tact::actor {
         asked_{parent.asked_},
         made_{parent.made_},
         parent_{&parent} {
+    done_.emplace();
     publish();
   }
 
@@ -282,7 +283,7 @@ struct order_node final : tact::actor {
   tact::allocation maybe_done() {
     if (!started_ || fifo.received() != burst() + pokes_each || children_done_ != links_.size())
       return Nodelete;
-    if (parent_ != nullptr) *parent_ | done_;
+    if (parent_ != nullptr) *parent_ | *done_;
     return Finished;
   }
 
@@ -293,7 +294,7 @@ struct order_node final : tact::actor {
   registry* made_;
   order_node* parent_ = nullptr;
   std::vector<std::unique_ptr<link>> links_;
-  finished_child done_;
+  std::optional<finished_child> done_;  // the root has nobody to tell
   std::size_t children_done_ = 0;
   bool started_ = false;
   bool poked_ = false;

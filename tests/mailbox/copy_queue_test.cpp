@@ -1,8 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <deque>
 
 #include "mailbox/copy_queue.hpp"
+#include "support/test_support.hpp"
 
 using tact::detail::copy_queue;
 using tact::detail::envelope;
@@ -207,4 +209,92 @@ TEST_CASE("a push with backup chunks at hand uses them only where an allocation 
   bool in_order = true;
   for (std::uintptr_t i = 0; i < 10; ++i) in_order = in_order && number_of(q.pop()) == i;
   CHECK(in_order);
+}
+
+TEST_CASE("envelopes put in front of a copy queue come out first, the last of them first") {
+  SECTION("into a queue that has never had a chunk") {
+    copy_queue q{4};
+    const envelope stack[] = {numbered(3), numbered(2), numbered(1)};
+    q.push_front(stack, 3);
+    REQUIRE(q.size() == 3);
+    for (std::uintptr_t i = 1; i <= 3; ++i) CHECK(number_of(q.pop()) == i);
+    CHECK(q.empty());
+  }
+  SECTION("into the slots its head has left behind: no new chunk") {
+    copy_queue q{8};
+    for (std::uintptr_t i = 0; i < 6; ++i) q.push(numbered(i));
+    for (std::uintptr_t i = 0; i < 4; ++i) q.pop();
+    const envelope stack[] = {numbered(13), numbered(12), numbered(11)};
+    q.push_front(stack, 3);
+    CHECK(q.capacity() == 8);
+    REQUIRE(q.size() == 5);
+    const std::uintptr_t expected[] = {11, 12, 13, 4, 5};
+    for (std::uint32_t i = 0; i < 5; ++i) CHECK(number_of(q.at(i)) == expected[i]);
+    for (const std::uintptr_t e : expected) CHECK(number_of(q.pop()) == e);
+    CHECK(q.empty());
+  }
+  SECTION("past them, into a chunk before the first, across a chain") {
+    copy_queue q{2};
+    for (std::uintptr_t i = 0; i < 20; ++i) q.push(numbered(i));  // chunks of 2, 4, 8, 16
+    q.pop();
+    envelope stack[40];
+    for (std::uintptr_t i = 0; i < 40; ++i) stack[i] = numbered(1000 - i);
+    q.push_front(stack, 40);
+    REQUIRE(q.size() == 59);
+    std::uint32_t wrong = 0;
+    for (std::uintptr_t i = 0; i < 40; ++i)
+      wrong += number_of(q.at(static_cast<std::uint32_t>(i))) != 961 + i;
+    for (std::uintptr_t i = 1; i < 20; ++i)
+      wrong += number_of(q.at(static_cast<std::uint32_t>(39 + i))) != i;
+    CHECK(wrong == 0);
+    for (std::uintptr_t i = 0; i < 40; ++i) wrong += number_of(q.pop()) != 961 + i;
+    for (std::uintptr_t i = 1; i < 20; ++i) wrong += number_of(q.pop()) != i;
+    CHECK(wrong == 0);
+    CHECK(q.empty());
+    q.recycle();
+    CHECK(round_trip(q, 100));
+  }
+}
+
+// Against a deque: pushes at either end, pops, and drained queues recycled,
+// in a random mix (replayable by its seed).
+TEST_CASE("a copy queue taking envelopes at both ends keeps the order a deque keeps") {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    INFO("seed " << seed);
+    copy_queue q{static_cast<std::uint32_t>(1 + seed % 5)};
+    std::deque<std::uintptr_t> model;
+    std::uintptr_t next = 0;
+    std::uint64_t wrong = 0;
+    for (std::uint64_t step = 0; step < 3'000; ++step) {
+      const std::uint64_t r = tact::test::mix(seed, step);
+      switch (r % 4) {
+        case 0: {
+          envelope stack[copy_queue::chunk_most];
+          const auto n = static_cast<std::uint32_t>((r >> 8) % 70);
+          for (std::uint32_t i = 0; i < n; ++i) stack[i] = numbered(next + i);
+          q.push_front(stack, n);
+          for (std::uint32_t i = 0; i < n; ++i) model.push_front(next + i);
+          next += n;
+          break;
+        }
+        case 1:
+          for (std::uint64_t i = 0; i < (r >> 8) % 40; ++i) {
+            q.push(numbered(next));
+            model.push_back(next++);
+          }
+          break;
+        default:
+          for (std::uint64_t i = 0; i < (r >> 8) % 50 && !model.empty(); ++i) {
+            wrong += number_of(q.pop()) != model.front();
+            model.pop_front();
+          }
+          if (model.empty()) q.recycle();
+      }
+      wrong += q.size() != model.size();
+      if (!model.empty())
+        wrong += number_of(q.at(static_cast<std::uint32_t>(model.size() / 2))) !=
+                 model[model.size() / 2];
+    }
+    CHECK(wrong == 0);
+  }
 }
