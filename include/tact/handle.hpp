@@ -129,8 +129,8 @@ struct detail::handle_access {
     actor& a = checked(receiver);
     if constexpr (build::checks) message_access::mark_sent(msg);
     as& sent = msg;
-    if (post_message(a, receiver.target_, sent, receiver.runs_[Slot]) == posted::finished)
-        [[unlikely]] {
+    if (post_message(a, receiver.target_, sent, receiver.runs_[Slot], admission::make_room, true) ==
+        posted::finished) [[unlikely]] {
       dispose(sent);
       report_send_to_finished(a, actor_type(a), typeid(as));
     }

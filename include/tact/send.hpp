@@ -72,6 +72,15 @@ void deliver(void* target, void* msg) noexcept {
   }
   if (mailbox_gauge* g = actor_access::gauge_of(a)) [[unlikely]]
     note_received(*g);
+  // A message that went on a worker's stack leaves it, or the batch the
+  // stack was flushed into: none waits on a stack for `a` now. Whichever
+  // message of `a` runs while the state says one waits is that one (see
+  // detail::stacking). This runner holds a's queue: the state is its to
+  // write.
+  std::atomic<std::uint8_t>& stacked = actor_access::stacking(a);
+  if (const std::uint8_t state = stacked.load(std::memory_order_relaxed); stacking::waits(state))
+      [[unlikely]]
+    stacked.store(stacking::after_run(state), std::memory_order_relaxed);
   // The message is read here and not after the receive (see begin_delivery).
   delivery_record d;
   begin_delivery(d, m, a);
@@ -93,19 +102,6 @@ void deliver(void* target, void* msg) noexcept {
   dispose(m, how);
   if (outcome != allocation::Nodelete) retire(a, outcome);
   if constexpr (build::checks) land(a);
-}
-
-// deliver, for a message that went on a worker's stack (post_on_stack):
-// once it has left the stack, none is there for its actor (see
-// detail::stacking).
-template <class A, class M>
-void deliver_stacked(void* target, void* msg) noexcept {
-  // This runner holds the actor's queue: the state is its to write.
-  std::atomic<std::uint8_t>& state = actor_access::stacking(*static_cast<A*>(target));
-  state.store(state.load(std::memory_order_relaxed) == stacking::first_stacked ? stacking::first_run
-                                                                               : stacking::fresh,
-              std::memory_order_relaxed);
-  deliver<A, M>(target, msg);
 }
 
 template <class A, class P>
@@ -148,8 +144,6 @@ constexpr run_fn trampoline() noexcept {
 }
 template <class A, class M>
 inline const bool dropped_unrun_known = on_discard(trampoline<A, M>(), &drop_unrun<A, M>);
-template <class A, class M>
-inline const bool dropped_stacked_known = on_discard(&deliver_stacked<A, M>, &drop_unrun<A, M>);
 
 // What every classic send requires of its message argument, of type M&&.
 template <class M>
@@ -167,11 +161,10 @@ consteval void check_sent_by_reference() {
 // Throws std::bad_alloc if the queue cannot grow, and then nothing was
 // sent (the receiver does not count it in flight). `target` is the
 // receiver as the type `run` expects.
-// `stacked_run`: how a plain message runs if it goes on a worker's stack
-// (deliver_stacked; see detail::stacking); null for any other envelope
-// (a pill, a timer's), which counts as sent aside.
-inline bool post_to(actor& receiver, void* target, void* msg, run_fn run,
-                    run_fn stacked_run = nullptr) {
+// `may_stack`: a plain message, which may go on a worker's stack (see
+// detail::stacking); false for any other envelope (a pill, a timer's),
+// which counts as sent aside.
+inline bool post_to(actor& receiver, void* target, void* msg, run_fn run, bool may_stack = false) {
   if constexpr (build::checks) actor_access::take_off(receiver);
   const std::uint32_t queue = actor_access::queue_of(receiver);
   if (queue == finished_queue) [[unlikely]]
@@ -180,9 +173,7 @@ inline bool post_to(actor& receiver, void* target, void* msg, run_fn run,
     std::atomic<std::uint8_t>& aside = actor_access::sent_aside(receiver);
     if (const std::uint8_t sent = aside.load(std::memory_order_relaxed);
         sent != stacking::aside_most) [[unlikely]] {
-      if (stacked_run != nullptr && sent == 0 &&
-          post_on_stack(receiver, queue, target, msg, stacked_run))
-        return true;
+      if (may_stack && sent == 0 && post_on_stack(receiver, queue, target, msg, run)) return true;
       // Raised before the post: see post_on_stack.
       aside.store(static_cast<std::uint8_t>(sent + 1), std::memory_order_relaxed);
     }
@@ -218,21 +209,20 @@ TACT_API posted post_bounded(actor& receiver, mailbox_gauge& g, void* target, me
 // the unbounded path is inline, a few loads and a call, so that a send
 // inlined into the caller's hot loop costs it no registers for the rest.
 inline posted post_message(actor& receiver, void* target, message& msg, run_fn run,
-                           admission how = admission::make_room, run_fn stacked_run = nullptr) {
+                           admission how = admission::make_room, bool may_stack = false) {
   mailbox_gauge* const g = actor_access::gauge_of(receiver);
   if (g == nullptr) [[likely]]
-    return post_to(receiver, target, std::addressof(msg), run, stacked_run) ? posted::queued
-                                                                            : posted::finished;
+    return post_to(receiver, target, std::addressof(msg), run, may_stack) ? posted::queued
+                                                                          : posted::finished;
   return post_bounded(receiver, *g, target, msg, run, how);
 }
 
 template <class A, class M>
 void send_checked(A& receiver, M& msg, admission how) {
   (void)dropped_unrun_known<A, M>;
-  (void)dropped_stacked_known<A, M>;
   if constexpr (build::checks) message_access::mark_sent(msg);
-  if (post_message(receiver, std::addressof(receiver), msg, &deliver<A, M>, how,
-                   &deliver_stacked<A, M>) == posted::finished) [[unlikely]] {
+  if (post_message(receiver, std::addressof(receiver), msg, &deliver<A, M>, how, true) ==
+      posted::finished) [[unlikely]] {
     dispose(msg);  // a dead letter still gets its allocation action
     report_send_to_finished(receiver, typeid(A), typeid(M));
   }

@@ -50,12 +50,19 @@ struct leaves : tact::message {
 
 // Told to grow to `depth`, a node makes two children of depth - 1 and
 // answers its parent the sum of their leaf counts; a leaf answers 1. It
-// is gone once it has answered; the root keeps its count.
+// is gone once it has answered; the root keeps its count. Its sends go
+// straight to the actor, or through typed handles.
 class tree_node final : public tact::actor {
  public:
-  explicit tree_node(tact::actor_system& system) : actor{system} { note_made(); }
+  tree_node(tact::actor_system& system, bool through_handles)
+      : actor{system}, through_handles_{through_handles} {
+    note_made();
+  }
   tree_node(tree_node& parent, leaves& answer)
-      : actor{parent.system()}, parent_{&parent}, answer_{&answer} {
+      : actor{parent.system()},
+        parent_{&parent},
+        answer_{&answer},
+        through_handles_{parent.through_handles_} {
     note_made();
   }
   ~tree_node() override { nodes_alive.fetch_sub(1, std::memory_order_relaxed); }
@@ -70,7 +77,12 @@ class tree_node final : public tact::actor {
       child = &system().spawn<tree_node>(*this, *slot);
       child->order.depth = g.depth - 1;
     }
-    for (auto& [child, slot] : children_) *child | child->order;
+    for (auto& [child, slot] : children_) {
+      if (through_handles_)
+        tact::handle<grow>{*child} | child->order;
+      else
+        *child | child->order;
+    }
     return Nodelete;
   }
   tact::allocation receive(leaves& l) {
@@ -83,7 +95,10 @@ class tree_node final : public tact::actor {
     count_ = count;
     if (parent_ == nullptr) return Finished;
     answer_->count = count;
-    *parent_ | *answer_;
+    if (through_handles_)
+      tact::handle<leaves>{*parent_} | *answer_;
+    else
+      *parent_ | *answer_;
     return Delete;
   }
 
@@ -92,6 +107,7 @@ class tree_node final : public tact::actor {
   std::pair<tree_node*, std::optional<leaves>> children_[2];
   std::int64_t count_ = 0;
   int answered_ = 0;
+  bool through_handles_ = false;
 };
 
 struct tree_run {
@@ -100,11 +116,11 @@ struct tree_run {
   std::uint64_t messages;  // delivered
 };
 
-tree_run unfold(tact::system_config config, int depth) {
+tree_run unfold(tact::system_config config, int depth, bool through_handles = false) {
   nodes_alive.store(0);
   nodes_peak.store(0);
   tact::actor_system system{config};
-  tree_node root{system};
+  tree_node root{system, through_handles};
   const std::uint64_t before = system.stats().total.messages_processed;
   root.order.depth = depth;
   root | root.order;
@@ -126,10 +142,11 @@ TEST_CASE("a tree of actors made inside behaviours unfolds depth first") {
   // waiting along it.
   constexpr int depth = 13;
   const std::uint32_t workers = GENERATE(1u, 2u);
-  CAPTURE(workers);
+  const bool through_handles = GENERATE(false, true);
+  CAPTURE(workers, through_handles);
   // Turns without a time budget: none is cut short, so the stack never
   // goes back into a batch and the order is depth first throughout.
-  const tree_run run = unfold({.workers = workers, .gulp_budget = 0ns}, depth);
+  const tree_run run = unfold({.workers = workers, .gulp_budget = 0ns}, depth, through_handles);
   CHECK(run.leaves == std::int64_t{1} << depth);
   CHECK(run.messages == tree_messages(depth));
   // Two workers may each unfold a subtree.

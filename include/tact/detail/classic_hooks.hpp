@@ -125,12 +125,13 @@ TACT_API void post(executor& ex, std::uint32_t queue, void* target, void* messag
 // A classic actor's two stacking bytes (see actor::stacking_ and
 // docs/design.md, "Depth first"). The state is written only where the
 // actor's queue is held (when a message goes on that runner's stack, and
-// when it leaves it), so plain stores serve, ordered by the queue's
-// hand-over; sent_aside is raised by whoever sends it a message another
-// way, before posting it, and never goes down. A message may go on a
-// stack only while sent_aside is 0 and the state takes the stack: then
-// every message ever sent to the actor went on stacks and has run, and
-// nothing for it waits anywhere.
+// when a message of the actor runs while one waits there: that is the
+// one, from the stack or from the batch the stack was flushed into, since
+// at most one is stacked at a time and all sent after it run after it),
+// so plain stores serve, ordered by the queue's hand-over. sent_aside is raised by whoever sends it
+// a message another way, before posting it, and never goes down. A message may go on a stack only
+// while sent_aside is 0 and the state takes the stack: then every message ever sent to the actor
+// went on stacks and has run, and nothing for it waits anywhere.
 namespace stacking {
 inline constexpr std::uint8_t fresh = 0;          // its messages went on stacks and have run
 inline constexpr std::uint8_t on_stack = 1;       // one of them waits on a worker's stack
@@ -140,6 +141,15 @@ inline constexpr std::uint8_t first_run = 4;      // ... and has left it
 inline constexpr bool takes_stack(std::uint8_t state) noexcept {
   return state == fresh || state == unsent || state == first_run;
 }
+// Whether a message of the actor waits on a stack (or in the batch it was
+// flushed into): the odd states, one test on every delivery.
+inline constexpr bool waits(std::uint8_t state) noexcept { return (state & 1) != 0; }
+static_assert(waits(on_stack) && waits(first_stacked) && !waits(fresh) && !waits(unsent) &&
+              !waits(first_run));
+// The state once that message runs.
+inline constexpr std::uint8_t after_run(std::uint8_t state) noexcept {
+  return state == first_stacked ? first_run : fresh;
+}
 // sent_aside: none yet, one, more (or an actor not made by a behaviour).
 inline constexpr std::uint8_t aside_most = 2;
 }  // namespace stacking
@@ -147,8 +157,8 @@ inline constexpr std::uint8_t aside_most = 2;
 // A send to `receiver`, from a behaviour, of a message nothing was ever
 // sent around: if the worker running it holds `queue` (or, for an actor
 // sent nothing yet, may take it) and has room, the message goes on its
-// stack, to run before the rest of the batch, `run` being how it runs
-// there; true then. Else nothing was posted and the caller posts.
+// stack, to run before the rest of the batch; true then. Else nothing was
+// posted and the caller posts.
 TACT_API bool post_on_stack(actor& receiver, std::uint32_t queue, void* target, void* message,
                             run_fn run) noexcept;
 
