@@ -382,6 +382,91 @@ TEST_CASE("messages through workers' stacks arrive once each, in each sender's o
   }
 }
 
+// ---- a message sent aside keeps later ones off the stack ----
+
+namespace {
+
+// The receiver: the numbers it got, in the order it got them.
+struct listener final : tact::actor {
+  explicit listener(tact::actor& parent) : actor{parent.system()} {}
+  std::vector<std::uint64_t> got;
+  tact::allocation receive(sequenced& m) {
+    got.push_back(m.seq);
+    return Nodelete;
+  }
+};
+struct filler final : tact::actor {
+  explicit filler(tact::actor& parent) : actor{parent.system()} {}
+  tact::message poke;
+  tact::allocation receive(tact::message&) { return Delete; }
+};
+struct again : tact::message {};
+struct start : tact::message {};
+
+// Made by a behaviour, it makes a listener, fills its worker's stack with
+// messages to fillers, and then sends the listener its first message
+// (which cannot take the full stack, and goes aside, into the batch) and
+// itself a second turn (also aside, but ahead of nothing of the
+// listener's). In that turn, the stack empty again, it sends the listener
+// its second message: the listener has been sent nothing by a stack, so
+// only the record that a message went aside keeps this one from taking
+// the stack and overtaking the first.
+struct aside_sender final : tact::actor {
+  explicit aside_sender(tact::actor& parent) : actor{parent.system()} {}
+  listener* heard = nullptr;
+  sequenced first{0, 0};
+  sequenced second{0, 1};
+  again later;
+  start go;
+  tact::allocation receive(start&) {
+    heard = &system().spawn<listener>(*this);
+    for (std::uint32_t i = 0; i < tact::defaults::stack_most; ++i) {
+      filler& f = system().spawn<filler>(*this);
+      f | f.poke;
+    }
+    *this | later;
+    *heard | first;
+    return Nodelete;
+  }
+  tact::allocation receive(again&) {
+    *heard | second;
+    return Nodelete;
+  }
+};
+
+// Made by main: it makes the sender, so that the sender's behaviours run
+// from a worker's batch and stack.
+struct aside_root final : tact::actor {
+  using actor::actor;
+  aside_sender* made = nullptr;
+  start go;
+  tact::allocation receive(start&) {
+    made = &system().spawn<aside_sender>(*this);
+    *made | made->go;
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a message that went aside keeps its sender's later ones to that actor off the stack") {
+  // One worker, one queue, no turn budget: the run is the same every time.
+  tact::actor_system system{{.workers = 1, .gulp_budget = 0ns}};
+  aside_root root{system};
+  root | root.go;
+  system.await_quiescence();
+  REQUIRE(root.made != nullptr);
+  REQUIRE(root.made->heard != nullptr);
+  CHECK(root.made->heard->got == std::vector<std::uint64_t>{0, 1});
+  *root.made->heard | tact::finished_msg;
+  *root.made | tact::finished_msg;
+  root | tact::finished_msg;
+  system.await_quiescence();
+  delete root.made->heard;
+  delete root.made;
+  system.stop();
+}
+
 // ---- transactional actors ----
 
 namespace {
