@@ -91,6 +91,11 @@ inline constexpr std::uint32_t solo_batch_most = 4096;
 // and then yields, before it parks until a send wakes it.
 inline constexpr std::uint32_t idle_spins = 2000;
 inline constexpr std::uint32_t idle_yields = 16;
+// Empty sweeps after which an idle worker is hungry: it gets the oldest
+// message of a parallel transactional actor waiting on another worker's
+// stack, the root of the largest subtree there, a share of the work.
+// Fewer sweeps than that are a lull, which would only move work about.
+inline constexpr std::uint32_t hungry_after = 4;
 
 // Whom an idle worker tries to steal from (see steal_policy). Chosen by the
 // balance, executor and repeat benchmarks (docs/performance.md).

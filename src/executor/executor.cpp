@@ -655,6 +655,12 @@ void executor::stop(const std::function<void()>& before_join) {
   wait_until_finished();
   if (before_join) before_join();
   join_workers();
+  if constexpr (build::checks) {
+    std::uint32_t hungry = 0;
+    for (std::uint32_t w = 0; w < workers_.size(); ++w) hungry += workers_[w].hungry() ? 1u : 0u;
+    TACT_ASSERT(hungry == hungry_workers_.load(std::memory_order_relaxed),
+                "the count of hungry workers counts each hungry spell once");
+  }
   // Sends still waiting for memory: refused now, as sends to a stopping
   // system are (dead letters).
   if (postponed_.load(std::memory_order_seq_cst)) postponed_work_.refuse(postponed_work_.arg);

@@ -224,6 +224,9 @@ class executor {
   // How many pool workers are idle (see pool_worker::idle()), each
   // counted by itself as its flag changes.
   std::atomic<std::uint32_t>& idle_workers() noexcept { return idle_workers_; }
+  // How many pool workers are hungry (see pool_worker::hungry()), counted
+  // the same way.
+  std::atomic<std::uint32_t>& hungry_workers() noexcept { return hungry_workers_; }
   // Parked workers and guest passes, counted toward quiescence.
   quiescence& quiet() noexcept { return quiescence_; }
   // Called by a worker that has just stopped being parked, with stealing
@@ -371,6 +374,9 @@ class executor {
   // Read by every worker at every send it may hold (runner::hold_send),
   // written only when a worker goes idle or back to work.
   padded<std::atomic<std::uint32_t>> idle_workers_{0u};
+  // Read at every send that may take a worker's stack anywhere
+  // (runner::can_stack_anywhere), written as rarely as idle_workers_.
+  padded<std::atomic<std::uint32_t>> hungry_workers_{0u};
   postponed_work postponed_work_{};
   // Read at every sweep, written only when the count changes.
   padded<std::atomic<std::uint32_t>> active_;

@@ -18,7 +18,7 @@ pool_worker::pool_worker(executor& owner, std::uint32_t index, block owned,
       stealing_{owner.stealing()},
       thief_{owner, *this, std::move(victim_groups)} {
   take_claims();
-  use_outbox(idle_);
+  use_outbox(idle_, hunger_);
 }
 
 void pool_worker::run() {
@@ -85,6 +85,7 @@ void pool_worker::loop() {
     }
     if (sweep() || worked || has_claims()) {
       set_idle(false);
+      found_work();
       idle_sweeps = 0;
       next_steal = first_try;
       if (stealing_) rescue_when_due();
@@ -92,6 +93,7 @@ void pool_worker::loop() {
     }
     ++idle_sweeps;
     set_idle(true);
+    if (idle_sweeps > defaults::hungry_after) become_hungry();
     // The Cforall thesis: after consecutive empty sweeps a worker turns thief once;
     // whatever comes of it, it sweeps its own queues again (which now hold
     // the stolen one) before it steals again. The thesis steals after every
@@ -166,6 +168,31 @@ void pool_worker::set_idle(bool idle) noexcept {
     owner().idle_workers().fetch_add(1, std::memory_order_relaxed);
   else
     owner().idle_workers().fetch_sub(1, std::memory_order_relaxed);
+}
+
+// The count goes down once per hungry spell, by whoever moves the state
+// out of hungry_now: the sender whose compare-and-swap makes it fed, or
+// the worker's exchange back to not_hungry, whichever comes first. It goes
+// up before the state is set, so a sender that finds it raised may find
+// no hungry worker yet (a scan for nothing), but it never wraps below
+// zero. A hint either way, read relaxed.
+void pool_worker::become_hungry() noexcept {
+  if (hunger_.load(std::memory_order_relaxed) != not_hungry) return;
+  owner().hungry_workers().fetch_add(1, std::memory_order_relaxed);
+  hunger_.store(hungry_now, std::memory_order_relaxed);
+}
+
+void pool_worker::found_work() noexcept {
+  if (hunger_.load(std::memory_order_relaxed) != not_hungry &&
+      hunger_.exchange(not_hungry, std::memory_order_relaxed) == hungry_now)
+    owner().hungry_workers().fetch_sub(1, std::memory_order_relaxed);
+}
+
+bool pool_worker::take_hunger() noexcept {
+  std::uint8_t expected = hungry_now;
+  if (!hunger_.compare_exchange_strong(expected, fed, std::memory_order_relaxed)) return false;
+  owner().hungry_workers().fetch_sub(1, std::memory_order_relaxed);
+  return true;
 }
 
 bool pool_worker::sweep() {
@@ -300,6 +327,7 @@ void pool_worker::watch() {
 // no wake-up in flight (tests/model/parking_model.py checks this order).
 void pool_worker::rest() {
   set_idle(false);
+  found_work();  // resting, it takes no share
   trim_fibers();
   owner().reclamation().abandon(index());
   if (!parker_.park(

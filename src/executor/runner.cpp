@@ -1,6 +1,7 @@
 #include "executor/runner.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <new>
 #include <optional>
@@ -9,6 +10,7 @@
 #include <tact/defaults.hpp>
 
 #include "executor/executor.hpp"
+#include "executor/seam.hpp"
 #include "executor/suspension.hpp"
 
 namespace tact::detail {
@@ -33,12 +35,14 @@ runner::runner(executor& owner, std::uint32_t index, block owned, fiber_loop loo
 
 runner::~runner() = default;
 
-void runner::use_outbox(const std::atomic<bool>& idle) {
+void runner::use_outbox(const std::atomic<bool>& idle, const std::atomic<std::uint8_t>& hunger) {
   TACT_ASSERT(claims_on_, "the outbox's marks (posted_in_) tell batches apart by their claim serials");
   outbox_ = std::make_unique<outbox>(owner_.queue_count() + owner_.config().sponsors);
   posted_in_ = std::make_unique<std::uint32_t[]>(owner_.queue_count() + owner_.config().sponsors);
   idle_workers_ = &owner_.idle_workers();
   own_idle_ = &idle;
+  hungry_workers_ = &owner_.hungry_workers();
+  own_hunger_ = &hunger;
 }
 
 // Each queue's share goes in one lock section.
@@ -452,6 +456,40 @@ bool runner::take_for_stack(std::uint32_t index) noexcept {
     counters.gulps.add();
     counters.gulped_messages.add(*taken);
   }
+  return true;
+}
+
+// A worker's own slots: a thief nulls only its own for the moment of a
+// swap, so one of them may be null while that worker steals.
+std::uint32_t runner::feed_hungry() noexcept {
+  for (std::uint32_t w = 0; w < owner_.worker_count(); ++w) {
+    if (w == index_) continue;
+    pool_worker& other = owner_.worker_at(w);
+    if (!other.hungry() || !other.take_hunger()) continue;
+    const block b = other.owned();
+    for (std::uint32_t slot = b.first; slot < b.last; ++slot)
+      if (const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed))
+        return owner_.index_of(*q);
+    return no_queue;
+  }
+  return no_queue;
+}
+
+bool runner::give_oldest(std::uint32_t queue) noexcept {
+  const std::uint64_t movable = anywhere_ & ((std::uint64_t{1} << stack_size_) - 1);
+  if (movable == 0) return false;
+  const auto at = static_cast<std::uint32_t>(std::countr_zero(movable));
+  const envelope e = stack_[at];
+  try {
+    post(owner_, this, queue, e.target, e.message, e.run);
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  --merged_;  // counted as sent by the post
+  std::copy(stack_ + at + 1, stack_ + stack_size_, stack_ + at);
+  const std::uint64_t below = (std::uint64_t{1} << at) - 1;
+  anywhere_ = (anywhere_ & below) | ((anywhere_ >> 1) & ~below);
+  --stack_size_;
   return true;
 }
 

@@ -78,6 +78,9 @@ class behaviour_local_kept {
 class runner : public sleeper {
  public:
   static constexpr std::uint32_t no_queue = ~std::uint32_t{0};
+  // A pool worker's hunger (pool_worker::hungry()): none, hungry, or fed
+  // (a sender took the hunger and posted it a share).
+  static constexpr std::uint8_t not_hungry = 0, hungry_now = 1, fed = 2;
 
   // A block of the ownership array's slots, [first, last): the queues a
   // pool worker owns (all of them for the stepper's runner; none for the
@@ -199,13 +202,27 @@ class runner : public sleeper {
   }
   // For a message that may run on any queue and in any order (to a
   // parallel transactional actor): whether it may go on the stack, to run
-  // here next. Not while another pool worker is idle: that one should
-  // take a share of the work instead (a fan out), as it can from the
-  // queues the message would go to otherwise. The idle count is a hint.
+  // here next. See hungry_queue() first: work goes to a hungry worker
+  // before it goes on a stack.
   bool can_stack_anywhere() const noexcept {
-    return stack_open_ && stack_size_ != defaults::stack_most && appends_held_ == 0 &&
-           idle_workers_->load(std::memory_order_relaxed) ==
-               (own_idle_->load(std::memory_order_relaxed) ? 1u : 0u);
+    return stack_open_ && stack_size_ != defaults::stack_most && appends_held_ == 0;
+  }
+  // For the same messages: one of the queues of another pool worker that
+  // is hungry (pool_worker::hungry()), whose hunger this call takes, so
+  // that the message goes to it as its share of the work; no_queue if
+  // none is (one load, in the common case). One message per hungry spell:
+  // a tree then unfolds depth first on each worker's stack, a subtree
+  // handed to a worker that ran out, instead of spreading over the
+  // queues, breadth first, while the other worker looks for work (as
+  // when every message went to the queues while another worker was
+  // merely idle: tx_fibonacci at two workers peaked at 7 to 13 MB, and 4
+  // with one worker).
+  std::uint32_t hungry_queue() noexcept {
+    if (hungry_workers_ == nullptr ||
+        hungry_workers_->load(std::memory_order_relaxed) ==
+            (own_hunger_->load(std::memory_order_relaxed) == hungry_now ? 1u : 0u))
+      return no_queue;
+    return feed_hungry();
   }
   // @pre can_stack(queue), or can_stack_anywhere() and `queue` is the one
   // in hand.
@@ -217,9 +234,24 @@ class runner : public sleeper {
       foreign_ = true;
       conversed_ = true;
     }
+    anywhere_ &= ~(std::uint64_t{1} << stack_size_);
     stack_[stack_size_++] = envelope{target, message, run};
     ++merged_;
   }
+  // push_stack for a message that may run on any queue, in any order
+  // (after can_stack_anywhere()): one a hungry worker may be given
+  // instead (see give_oldest()).
+  void push_stack_anywhere(void* target, void* message, run_fn run) noexcept {
+    push_stack(current_index_, target, message, run);
+    anywhere_ |= std::uint64_t{1} << (stack_size_ - 1);
+  }
+  // Posts the oldest message on the stack that may run anywhere to
+  // `queue` (a hungry worker's, see hungry_queue()) and takes it off the
+  // stack: in a tree unfolding depth first, the oldest waits for the
+  // largest subtree, the share worth handing over (as a thief takes from
+  // the cold end of a work-stealing deque). False if there is none, or
+  // the post could not get the memory; nothing changed then.
+  bool give_oldest(std::uint32_t queue) noexcept;
 
   // Whether this runner holds `queue`: it is the queue in hand, one it
   // keeps, or one held along with a queue whose behaviour waits (see
@@ -507,9 +539,10 @@ class runner : public sleeper {
   // sponsor's or a helping asker's thread never takes on work of the pool.
   void take_claims() noexcept { claims_on_ = true; }
   // Holds its batches' mailbox sends back in an outbox (see hold_send):
-  // for the pool workers, which post it at every batch's end. `idle`: the
-  // worker's own flag, counted in executor::idle_workers().
-  void use_outbox(const std::atomic<bool>& idle);
+  // for the pool workers, which post it at every batch's end. `idle` and
+  // `hunger`: the worker's own flag and state (pool_worker::hungry()),
+  // counted in executor::idle_workers() and executor::hungry_workers().
+  void use_outbox(const std::atomic<bool>& idle, const std::atomic<std::uint8_t>& hunger);
   bool has_claims() const noexcept { return claims_count_ != 0; }
   // Runs up to `most` claimed batches, oldest first; claims they make are
   // queued behind. Returns the envelopes run. @pre no batch in hand.
@@ -636,6 +669,7 @@ class runner : public sleeper {
   void flush_stack();
   bool flush_stack_if_possible() noexcept;
   bool take_for_stack(std::uint32_t index) noexcept;
+  [[gnu::cold]] std::uint32_t feed_hungry() noexcept;
   // The hop pending (see try_rejoin) becomes an ordinary claim of the
   // batch in hand, its queue no longer kept: for anything but the plain
   // hand-over (a later send of the batch, a cut, a wait, an older claim
@@ -733,6 +767,9 @@ class runner : public sleeper {
   // batch runs, its budget not yet spent.
   bool stack_open_ = false;
   std::uint32_t stack_size_ = 0;
+  // Per stack entry, bit i: stack_[i] may run anywhere (push_stack_anywhere).
+  std::uint64_t anywhere_ = 0;
+  static_assert(defaults::stack_most <= 64, "a bit per stack entry");
   bool outbox_open_ = false;  // a batch (or a resumed behaviour) runs: its mailbox sends may be held
   // !outbox_->empty(), kept here on the batch state's line: try_rejoin,
   // on a conversation's every hop, reads it instead of the outbox.
@@ -757,6 +794,8 @@ class runner : public sleeper {
   std::unique_ptr<std::uint32_t[]> posted_in_;
   const std::atomic<std::uint32_t>* idle_workers_ = nullptr;  // executor::idle_workers()
   const std::atomic<bool>* own_idle_ = nullptr;                // ... of which this one's
+  const std::atomic<std::uint32_t>* hungry_workers_ = nullptr;  // executor::hungry_workers()
+  const std::atomic<std::uint8_t>* own_hunger_ = nullptr;       // ... this one's state
   std::uint64_t solo_from_ = 0;  // see parked_dry()
   // The stack (see can_stack()), top last; empty between batches.
   envelope stack_[defaults::stack_most];

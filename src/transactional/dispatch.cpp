@@ -261,16 +261,20 @@ void refuse(executor& ex) noexcept {
 // A parallel actor's messages run anywhere and in any order, so one may go
 // on the runner's stack (runner::can_stack_anywhere), to run next: a tree
 // of actors that create and answer each other unfolds depth first, and
-// only a path of it is alive at a time.
+// only a path of it is alive at a time. Unless another worker is hungry:
+// then it goes to that worker's queue, a share of the work
+// (runner::hungry_queue).
 [[gnu::always_inline]] inline bool queue_plain(message* m, cell& to, domain& own, bool open,
                                                runner& w, bool first) noexcept {
   if (to.serialized.load(std::memory_order_relaxed) || to.dom != &own || !open) return false;
-  if (w.can_stack_anywhere()) {
-    w.push_stack(w.current_queue(), &to, m, &deliver);
+  const std::uint32_t fed = w.hungry_queue();
+  if (w.can_stack_anywhere() && (fed == runner::no_queue || w.give_oldest(fed))) {
+    w.push_stack_anywhere(&to, m, &deliver);
     return true;
   }
   try {
-    detail::post(w.owner(), &w, place_here(w, first), &to, m, &deliver);
+    detail::post(w.owner(), &w, fed != runner::no_queue ? fed : place_here(w, first), &to, m,
+                 &deliver);
   } catch (const std::bad_alloc&) {
     return false;
   }
