@@ -374,8 +374,8 @@ class executor {
   // Read by every worker at every send it may hold (runner::hold_send),
   // written only when a worker goes idle or back to work.
   padded<std::atomic<std::uint32_t>> idle_workers_{0u};
-  // Read at every send that may take a worker's stack anywhere
-  // (runner::can_stack_anywhere), written as rarely as idle_workers_.
+  // Read at every send to a parallel transactional actor from a worker
+  // (runner::hungry_queue), written once or twice per hungry spell.
   padded<std::atomic<std::uint32_t>> hungry_workers_{0u};
   postponed_work postponed_work_{};
   // Read at every sweep, written only when the count changes.

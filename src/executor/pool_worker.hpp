@@ -46,10 +46,10 @@ class pool_worker : public runner {
   // since), parked or not: a sender may then claim its queues (see
   // runner::post_claimed). Written only when it changes.
   bool idle() const noexcept { return idle_.load(std::memory_order_relaxed); }
-  // Whether it has been idle for longer than its spins (it yields, or has
-  // parked) and has been given nothing since: it wants a share of the
-  // work that runs elsewhere (see runner::hungry_queue). A lull between
-  // two pieces of work makes a worker idle, not hungry.
+  // Whether its last defaults::hungry_after sweeps or more found nothing
+  // (parked or not) and it has been given nothing since: it wants a share
+  // of the work that runs elsewhere (see runner::hungry_queue). A lull
+  // between two pieces of work makes a worker idle, not hungry.
   bool hungry() const noexcept { return hunger_.load(std::memory_order_relaxed) == hungry_now; }
   // Takes its hunger, for a sender about to post it a share: true for one
   // caller, once, and the worker is not hungry again before it has run
@@ -77,7 +77,7 @@ class pool_worker : public runner {
   // On a line of its own: claimers read it, and the sweep count beside
   // it changes at every sweep.
   alignas(64) std::atomic<bool> idle_{false};
-  // not_hungry, hungry_now, or fed (see runner::hunger). The worker moves
+  // runner::not_hungry, hungry_now, or fed. The worker moves
   // it out of not_hungry and back to it; a sender moves it from
   // hungry_now to fed. executor::hungry_workers() counts hungry_now.
   std::atomic<std::uint8_t> hunger_{not_hungry};

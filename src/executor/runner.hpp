@@ -215,7 +215,7 @@ class runner : public sleeper {
   // handed to a worker that ran out, instead of spreading over the
   // queues, breadth first, while the other worker looks for work (as
   // when every message went to the queues while another worker was
-  // merely idle: tx_fibonacci at two workers peaked at 7 to 13 MB, and 4
+  // merely idle: tx_fibonacci at two workers peaked at 5 to 13 MB, and 4
   // with one worker).
   std::uint32_t hungry_queue() noexcept {
     if (hungry_workers_ == nullptr ||

@@ -128,10 +128,11 @@ TACT_API void post(executor& ex, std::uint32_t queue, void* target, void* messag
 // when a message of the actor runs while one waits there: that is the
 // one, from the stack or from the batch the stack was flushed into, since
 // at most one is stacked at a time and all sent after it run after it),
-// so plain stores serve, ordered by the queue's hand-over. sent_aside is raised by whoever sends it
-// a message another way, before posting it, and never goes down. A message may go on a stack only
-// while sent_aside is 0 and the state takes the stack: then every message ever sent to the actor
-// went on stacks and has run, and nothing for it waits anywhere.
+// so plain stores serve, ordered by the queue's hand-over. sent_aside is
+// raised by whoever sends it a message another way, before posting it,
+// and never goes down. A message may go on a stack only while sent_aside
+// is 0 and the state takes the stack: then every message ever sent to the
+// actor went on stacks and has run, and nothing for it waits anywhere.
 namespace stacking {
 inline constexpr std::uint8_t fresh = 0;          // its messages went on stacks and have run
 inline constexpr std::uint8_t on_stack = 1;       // one of them waits on a worker's stack
