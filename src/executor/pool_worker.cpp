@@ -218,6 +218,10 @@ bool pool_worker::sweep_one(work_queue& q) {
   if (q.looks_empty()) return false;
   switch (q.gulp()) {
     case work_queue::gulp_result::taken:
+      // Busy from here: a share handed to it now would wait for this
+      // batch, which may be long (or, in a behaviour that waits for work
+      // elsewhere, for that share itself).
+      found_work();
       process(q, owner().index_of(q));
       drain_claims(defaults::claims_drained);
       return true;

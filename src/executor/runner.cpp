@@ -459,18 +459,22 @@ bool runner::take_for_stack(std::uint32_t index) noexcept {
   return true;
 }
 
-// A worker's own slots: a thief nulls only its own for the moment of a
-// swap, so one of them may be null while that worker steals.
+// One of the hungry worker's own queues that nobody processes, so that the
+// share waits for nothing but that worker (or a thief, if it is slow to
+// come). A thief nulls only its own slots for the moment of a swap, so
+// one of them may be null while that worker steals. None found: the share
+// stays here, and the worker stays hungry.
 std::uint32_t runner::feed_hungry() noexcept {
   for (std::uint32_t w = 0; w < owner_.worker_count(); ++w) {
     if (w == index_) continue;
     pool_worker& other = owner_.worker_at(w);
-    if (!other.hungry() || !other.take_hunger()) continue;
+    if (!other.hungry()) continue;
     const block b = other.owned();
-    for (std::uint32_t slot = b.first; slot < b.last; ++slot)
-      if (const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed))
-        return owner_.index_of(*q);
-    return no_queue;
+    for (std::uint32_t slot = b.first; slot < b.last; ++slot) {
+      const work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
+      if (q == nullptr || q->being_processed()) continue;
+      return other.take_hunger() ? owner_.index_of(*q) : no_queue;
+    }
   }
   return no_queue;
 }
