@@ -218,9 +218,11 @@ class runner : public sleeper {
   // merely idle: tx_fibonacci at two workers peaked at 5 to 13 MB, and 4
   // with one worker).
   std::uint32_t hungry_queue() noexcept {
-    if (hungry_workers_ == nullptr ||
-        hungry_workers_->load(std::memory_order_relaxed) ==
-            (own_hunger_->load(std::memory_order_relaxed) == hungry_now ? 1u : 0u))
+    if (hungry_workers_ == nullptr) return no_queue;  // not a pool worker
+    const std::uint32_t hungry = hungry_workers_->load(std::memory_order_relaxed);
+    // This worker may count itself (hungry on a fiber's empty sweeps
+    // while a behaviour of it waited, and now running that behaviour).
+    if (hungry == 0 || (hungry == 1 && own_hunger_->load(std::memory_order_relaxed) == hungry_now))
       return no_queue;
     return feed_hungry();
   }
