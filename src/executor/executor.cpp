@@ -574,34 +574,9 @@ void executor::await_quiescence() {
   }
   while (!stopped()) {
     const std::uint32_t epoch = quiescence_.epoch();
-    if (quiescent()) return;
+    if (quiescence_.reached()) return;
     quiescence_.await_change(epoch);
   }
-}
-
-// Every worker parked means every queue's sweeper is registered on it, so
-// mail in a queue has woken one; a queue that holds mail nobody processes
-// then is a wake-up lost or still on its way (a post from another thread
-// wakes after its lock section). The parking protocol is model-checked,
-// but its model leaves out claims, kept queues and solo turns, and a
-// stress test under load once saw await_quiescence() return with
-// thousands of messages still to run (parking_test.cpp makes that state on
-// purpose). Parked watchers take stranded mail within milliseconds
-// (thief::find_stranded_work), but a thread waiting for quiescence would
-// not wait for them. So it looks at every queue itself: a relaxed load
-// or two per queue, once per quiescence. Mail found, it wakes every worker
-// (a wake that finds one running costs nothing), and waits for the
-// quiescence after theirs. A queue someone processes is theirs to finish
-// (with every worker parked, only a guest's, whose pass is open then).
-bool executor::quiescent() noexcept {
-  if (!quiescence_.reached()) return false;
-  for (std::uint32_t q = 0; q < queue_count_; ++q) {
-    const work_queue& queue = queues_[q];
-    if (queue.looks_empty() || queue.being_processed()) continue;
-    for (pool_worker& w : workers_) w.wake();
-    return false;
-  }
-  return true;
 }
 
 // Read at quiescence: every worker's counters were published by its
@@ -648,7 +623,7 @@ void executor::wait_until_finished() {
   bool reported = false;
   for (;;) {
     const std::uint32_t epoch = quiescence_.epoch();
-    if (quiescent()) {
+    if (quiescence_.reached()) {
       const std::uint64_t live = live_actors();
       if (live == 0) return;
       if (!reported && promised_posts_.load(std::memory_order_relaxed) == 0) {

@@ -185,11 +185,6 @@ class executor {
   // ---- lifecycle (not from a runner of this executor: std::logic_error) ----
 
   void await_quiescence();
-  // Whether the system is quiescent now: every worker parked, no guest in
-  // a pass, and no work queue holding mail that nobody processes. Mail
-  // found while the workers count parked wakes them all (see the
-  // definition). For threads that wait for quiescence.
-  bool quiescent() noexcept;
   // `before_join` runs once every actor has finished, while workers still
   // take messages: for what must stop posting first (the timer thread).
   void stop(const std::function<void()>& before_join = {});

@@ -22,7 +22,7 @@ namespace tact::detail {
 //     (see work_queue::register_waiter). A post to a queue either precedes
 //     its registration (the parker sees the mail and gives up) or follows
 //     it (the poster takes the parker as the queue's waiter and wakes it).
-//  3. parking -> parked, by compare-and-swap. wake() exchanges in running:
+//  3. parking -> parked, by compare-and-swap. wake() swaps in running:
 //     if it got there first the CAS fails and the parker looks for work
 //     again; otherwise wake() sees it parked and wakes the futex it sleeps
 //     on.
@@ -85,17 +85,37 @@ class parker {
   state now() const noexcept { return static_cast<state>(state_.load(std::memory_order_seq_cst)); }
 
   // Makes the parker run again, whatever it was doing, and returns the
-  // state it found. An unconditional exchange: it reads the latest state,
-  // so it cannot miss a park committing concurrently. If the parker was
-  // parked (watching, sleeping or resting), `unparked()` runs before it is
-  // woken.
-  template <class Unparked>
-  state wake(Unparked&& unparked) noexcept {
-    const auto previous = static_cast<state>(state_.exchange(running, std::memory_order_seq_cst));
-    const bool parked = previous == watching || previous == sleeping || previous == resting;
-    if (parked) unparked();
-    if (parked || previous == waiting) futex_wake_one(state_);
-    return previous;
+  // state it found. A compare-and-swap to `running` from the latest state,
+  // retried until it succeeds, so it cannot miss a park committing
+  // concurrently.
+  //
+  // For a parker whose parks are counted (quiescence): if the state it
+  // found is a parked one (watching, sleeping or resting), `unparked()`
+  // runs *before* the swap, while the parker still sits in that state; if
+  // the swap then fails (another waker was first, or the parker moved
+  // between parked states), `reparked()` gives the count back and the
+  // wake tries again. Invariant: the count never exceeds the parkers in a
+  // parked state. Taken back after the swap, it could: a waker preempted
+  // between the two leaves its parker running, which may park again and
+  // add itself a second time while the first addition still stands, so
+  // every worker counts parked while the waker itself, a worker in the
+  // middle of its batch, is not.
+  template <class Unparked, class Reparked>
+  state wake(Unparked&& unparked, Reparked&& reparked) noexcept {
+    std::uint32_t seen = state_.load(std::memory_order_seq_cst);
+    for (;;) {
+      const bool parked = seen == watching || seen == sleeping || seen == resting;
+      if (parked) unparked();
+      if (state_.compare_exchange_strong(seen, running, std::memory_order_seq_cst)) {
+        if (parked || seen == waiting) futex_wake_one(state_);
+        return static_cast<state>(seen);
+      }
+      if (parked) reparked();
+    }
+  }
+  // For a parker whose parks nobody counts.
+  state wake() noexcept {
+    return wake([] {}, [] {});
   }
 
  private:

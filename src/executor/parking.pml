@@ -67,6 +67,25 @@
  * into the slot of a worker still running, so not woken, is the same
  * race with more steps).
  *
+ * The quiescence count (quiescence::parked_) is a counter apart from the
+ * states, and the observer also fires when it reads WORKERS, as
+ * quiescence::reached does (it reads the count, never the states), and
+ * then checks that every worker is parked. In the engine a worker adds one
+ * after its commit to park or rest, and a wake takes the one back while
+ * the state is still a parked one, then moves it to running by
+ * compare-and-swap (giving the one back and trying again if the swap
+ * fails: parker::wake). Every moment between those steps holds the count
+ * lower than the workers in a parked state, never higher, and a lower
+ * count cannot make the observer fire (it fires on the states too); so
+ * here each of them is one step with its state change, which keeps the
+ * count a function of the states and the search as short as before. With
+ * WAKE_EXCHANGE_FIRST, a wake exchanges the state first and takes the
+ * count back in a step of its own, as the engine once did: spin then finds
+ * the count at WORKERS while a worker runs (a thief's wake of its victim
+ * is preempted between the two steps, and the victim parks again and
+ * counts itself twice). tests/executor/parker_test.cpp checks the engine's
+ * order against racing wakes.
+ *
  * The keeper runs only with POSTPONED (checked with one message, which
  * keeps the search short: the keeper's race is with parking, not with
  * the mail). With NO_POSTPONED_CHECK, a parking worker does not look at the
@@ -97,11 +116,15 @@ byte mail[QUEUES];
 bool processing[QUEUES];
 byte waiter[QUEUES];
 byte state[WORKERS];
+short parked = 0;        /* quiescence::parked_: may dip below zero for a moment */
 bool all_posted = false;
 bool postponed = false;  /* work kept for lack of memory waits */
 bool kept = false;       /* the keeper is done */
 byte count = WORKERS;   /* workers 0 .. count - 1 run (executor::active_workers) */
 bool changing = false;   /* a change of the count is in flight: the governor holds a pass */
+
+/* a state the quiescence count counts */
+#define COUNTED(s) (s == PARKED || s == RESTING)
 
 /* executor::covering */
 #define COVER(w) (w < count -> w : w % count)
@@ -112,7 +135,17 @@ bool changing = false;   /* a change of the count is in flight: the governor hol
 inline wake(target) {
   x = target;
   do
-  :: atomic { prev = state[x]; state[x] = RUNNING };
+  ::
+#ifdef WAKE_EXCHANGE_FIRST
+     atomic { prev = state[x]; state[x] = RUNNING };
+     if :: COUNTED(prev) -> parked-- :: else -> skip fi;
+#else
+     /* The take-back, the swap (and a failed swap's give-back and retry)
+        as one step: the engine's steps in between only hold the count
+        lower than the parked workers, never higher, and a lower count
+        cannot make the observer fire (see the header). */
+     atomic { prev = state[x]; state[x] = RUNNING; if :: COUNTED(prev) -> parked-- :: else -> skip fi };
+#endif
      if
 #ifdef GOVERNOR
      :: prev == RESTING && COVER(x) != x -> x = COVER(x)
@@ -186,11 +219,11 @@ proctype governor() {
 /* transactional::postponed_sends::keep -> executor::postponed_begins: the
    flag, then a wake-up of the first worker found not running. */
 proctype keeper() {
-  byte w = 0;
+  byte w = 0, x, prev;
   postponed = true;
   do
   :: w < WORKERS && state[w] == RUNNING -> w++
-  :: w < WORKERS && state[w] != RUNNING -> state[w] = RUNNING; break
+  :: w < WORKERS && state[w] != RUNNING -> wake(w); break
   :: w == WORKERS -> break
   od;
   kept = true
@@ -325,7 +358,9 @@ sweep:
   if :: !ok -> state[me] = RUNNING; goto sweep
      :: else -> skip
   fi;
-  atomic { if :: state[me] == PARKING -> state[me] = PARKED; ok = true :: else -> ok = false fi };
+  /* the commit, and quiescence::parked() after it, as one step (a lower
+     count meanwhile) */
+  atomic { if :: state[me] == PARKING -> state[me] = PARKED; parked++; ok = true :: else -> ok = false fi };
   if :: !ok -> goto sweep
      :: else -> skip
   fi;
@@ -346,7 +381,7 @@ rest:  /* pool_worker::rest: parker::park, whose registration step wakes the
   if :: me < count -> state[me] = RUNNING; goto sweep  /* the abort: running again */
      :: else -> skip
   fi;
-  atomic { if :: state[me] == PARKING -> state[me] = RESTING; ok = true :: else -> ok = false fi };
+  atomic { if :: state[me] == PARKING -> state[me] = RESTING; parked++; ok = true :: else -> ok = false fi };
   if :: !ok -> goto sweep
      :: else -> skip
   fi;
@@ -377,5 +412,6 @@ end_rested:
 #endif
 proctype observer() {
 end_watch:
-  atomic { all_posted && kept && !changing && ALL_PARKED -> assert(NO_MAIL && !postponed && RESTING_RIGHTLY) }
+  atomic { all_posted && kept && !changing && (ALL_PARKED || parked == WORKERS) ->
+           assert(ALL_PARKED && NO_MAIL && !postponed && RESTING_RIGHTLY) }
 }

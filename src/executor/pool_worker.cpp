@@ -291,7 +291,11 @@ void pool_worker::watch() {
     parker_.sleep_for(parker::watching, wait);
     if (!parker_.still(parker::watching)) return;  // woken
     if (const auto victim = thief_.find_stranded_work()) {
-      if (parker_.move(parker::watching, parker::running)) owner().quiet().unparked();
+      // Uncounted before we leave `watching`, as parker::wake does, so that
+      // the count never includes a running worker; a waker that got here
+      // first has taken the count back itself.
+      owner().quiet().unparked();
+      if (!parker_.move(parker::watching, parker::running)) owner().quiet().parked();
       thief_.steal_from(*victim);
       return;
     }
@@ -359,7 +363,8 @@ void pool_worker::rest() {
 }
 
 void pool_worker::wake() noexcept {
-  if (parker_.wake([this] { owner().quiet().unparked(); }) == parker::resting)
+  quiescence& quiet = owner().quiet();
+  if (parker_.wake([&] { quiet.unparked(); }, [&] { quiet.parked(); }) == parker::resting)
     owner().wake_covering(index());
 }
 

@@ -11,14 +11,18 @@ namespace tact::detail {
 // while every worker is parked).
 //
 // A worker that commits to parking adds one to `parked`; whoever wakes it
-// subtracts one. A waker's subtraction can only precede its worker's
-// addition, making the count lower, never higher; so parked == workers
-// means every worker committed to sleep after finding all its queues empty
-// under their locks. Whoever makes the system quiescent (the last worker to
-// park, or the last guest to end its pass: each updates its count, then
-// reads the other's, all sequentially consistent, so whichever comes
-// second sees both at rest; both may) advances an epoch that waiters
-// watch.
+// subtracts one while the worker still sits in its parked state, before
+// moving it to running, and adds it back if that move fails (see
+// parker::wake; a watcher leaving by itself does the same). The worker can
+// park, and add, again only after that move, so after the subtraction: a
+// subtraction may come before its worker's addition, making the count
+// lower for a moment, but the count never exceeds the workers in a parked
+// state. So parked == workers means every worker committed to sleep after
+// finding all its queues empty under their locks. Whoever makes the
+// system quiescent (the last worker to park, or the last guest to end its
+// pass: each updates its count, then reads the other's, all sequentially
+// consistent, so whichever comes second sees both at rest; both may)
+// advances an epoch that waiters watch.
 class quiescence {
  public:
   explicit quiescence(std::uint32_t workers) noexcept : workers_{workers} {}

@@ -75,7 +75,7 @@ void runner::leave() noexcept {
 void runner::wake() noexcept {
   // Only the runner's own wait() parks it, as `waiting`, which is never
   // counted as parked.
-  parker_.wake([] {});
+  parker_.wake();
 }
 
 void runner::loop_of(void* self) {

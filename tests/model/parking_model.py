@@ -4,7 +4,7 @@ stealing, with spin: exhaustively, for two workers.
 
   parking_model.py MODEL WORK_DIR
 
-Nine verifications, two at a time, each a complete search of the model's
+Ten verifications, two at a time, each a complete search of the model's
 state space:
   * as implemented (SLOT_CHECK), against mail, with one message against
     work postponed for lack of memory, and with one message against the
@@ -13,7 +13,9 @@ state space:
   * without the registration's slot check, without a parking worker's
     look at the postponed flag, without a resting worker's wake-up of
     the worker covering it, without the covering registration's check
-    of the count, and without the pass that a change of the count holds:
+    of the count, without the pass that a change of the count holds, and
+    with a wake that takes the quiescence count back only after it has
+    moved the state to running:
     spin must find the lost wake-up each time, which shows
     that the model can see the races it is about.
 Exits 77 (skipped) when spin or a C compiler is missing (`./run setup`
@@ -67,7 +69,9 @@ def main(model, work):
         ("the covering registration's count check",
          ["-DSLOT_CHECK", "-DNO_COUNT_CHECK", *changed_back]),
         ("the pass held by a change of the count",
-         ["-DSLOT_CHECK", "-DNO_CHANGE_PASS", *changed_back])]
+         ["-DSLOT_CHECK", "-DNO_CHANGE_PASS", *changed_back]),
+        ("the count taken back before the state moves",
+         ["-DSLOT_CHECK", "-DWAKE_EXCHANGE_FIRST"])]
 
     # Two at a time (each search runs on one core): the longest, the last
     # implemented one, starts first and the others run beside it.

@@ -87,7 +87,7 @@ std::size_t sponsor::run_until_quiescent() {
     ran += run_pending();
     if (ex.stopping()) return ran;
     if (bell() != seen) continue;
-    if (ex.quiescent()) {
+    if (ex.quiet().reached()) {
       if (bell() == seen) return ran;
       continue;
     }

@@ -61,9 +61,7 @@ class owner final : public sleeper {
     }
   }
 
-  void wake() noexcept override {
-    parker_.wake([] {});
-  }
+  void wake() noexcept override { parker_.wake(); }
 
  private:
   work_queue& q_;

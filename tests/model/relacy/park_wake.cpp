@@ -67,9 +67,7 @@ class worker final : public sleeper {
     if (parker_.park(registered, stopping, parker::sleeping)) parker_.sleep(parker::sleeping);
   }
 
-  void wake() noexcept override {
-    parker_.wake([] {});
-  }
+  void wake() noexcept override { parker_.wake(); }
 
   // As thief::steal_from after its swap.
   bool swap(worker& victim, work_queue* q) {
