@@ -189,6 +189,7 @@ inline void runner::start_batch(work_queue& q, std::uint32_t index, std::uint32_
   foreign_ = false;
   mixed_ = false;
   merging_ = claims_on_;
+  merges_left_ = 1;
 }
 
 inline void runner::end_batch(work_queue& q, std::uint32_t index) noexcept {
@@ -588,6 +589,15 @@ runner::claim runner::take_oldest_claim() noexcept {
   claims_first_ = (claims_first_ + 1) % claims_most;
   --claims_count_;
   return c;
+}
+
+void runner::weigh_merges() noexcept {
+  const std::uint32_t most = solo_ ? defaults::solo_batch_most : defaults::claim_joins;
+  const std::uint32_t size = current_->batch().size();
+  if (size >= most)
+    merging_ = false;
+  else
+    merges_left_ = most - size;
 }
 
 void runner::keep(work_queue& q, std::uint32_t index) noexcept {

@@ -627,11 +627,21 @@ class runner : public sleeper {
   // (both change only when one batch hands over to the next, after the
   // outbox is posted); appends held, a send takes the mailbox, not the
   // outbox, and q's count rises; and merging_, once off, stays off for
-  // the batch. Merging goes off when the batch grows past
-  // defaults::claim_joins: a flood between two queues is a producer and
-  // its consumer, which should run on two workers, as a claim's flood is
-  // handed back (see post_claimed); in a solo turn, only past
-  // defaults::solo_batch_most (see absorb_all()).
+  // the batch. Merging goes off once the batch holds
+  // defaults::claim_joins envelopes: a flood between two queues is a
+  // producer and its consumer, which should run on two workers, as a
+  // claim's flood is handed back (see post_claimed); in a solo turn, only
+  // at defaults::solo_batch_most (see absorb_all()).
+  //
+  // The batch's size is read after the batch's first merge, and then only
+  // after as many merges as it would take to reach the bound from there
+  // (merges_left_): merges alone cannot carry it past the bound unseen,
+  // and the first may find it there already (one over). What else grows
+  // the batch in hand meanwhile is bounded on its own (same-queue appends
+  // by the budget, the stack by defaults::stack_most) and is seen at the
+  // next reading. A conversation's batch holds one or two envelopes;
+  // reading its size at every merge cost each hop about a nanosecond, a
+  // seventh of a hop (the post path kept more registers for it).
   // The queue is found from its index, not from the kept list: the load
   // of its count then need not wait for the load of its mark.
   bool merge(std::uint32_t queue, void* target, void* message, run_fn run) {
@@ -639,17 +649,18 @@ class runner : public sleeper {
     const work_queue& q = queues_[queue];
     if (&q == hop_.queue || q.queued() != 0) return false;
     copy_queue& batch = current_->batch();
-    if (batch.size() >= (solo_ ? defaults::solo_batch_most : defaults::claim_joins)) {
-      merging_ = false;
-      return false;
-    }
     batch.push(envelope{target, message, run});  // may throw: nothing changed then
     ++merged_;
     foreign_ = true;
     mixed_ = true;
     conversed_ = true;
+    if (--merges_left_ == 0) [[unlikely]]
+      weigh_merges();
     return true;
   }
+  // Reads the batch's size for merge(): merging goes off at the bound, or
+  // merges_left_ counts the merges that could reach it.
+  [[gnu::cold]] void weigh_merges() noexcept;
   // A turn of a worker that runs alone (the governor stood the others
   // down, see executor::solo): at its first batch's start, every other
   // queue it sweeps that nobody processes is taken into that batch and
@@ -757,6 +768,8 @@ class runner : public sleeper {
   // Sends to kept queues that joined the batch in hand (see merge()),
   // counted as local sends.
   std::uint32_t merged_ = 0;
+  // Merges before merge() next reads the batch's size.
+  std::uint32_t merges_left_ = 0;
   // The batch in hand runs envelopes of kept queues' actors, merged,
   // absorbed or stacked: some of them may not have run yet.
   bool foreign_ = false;

@@ -467,6 +467,81 @@ TEST_CASE("a hop into a kept queue comes after the mail its batch left in that q
   system.stop();
 }
 
+namespace {
+
+// Rallies the ball with its partner; the one that catches it with no hops
+// left sends its whole row to `target`, in that one behaviour.
+struct rally_flooder : tact::actor {
+  rally_flooder* other = nullptr;
+  checker* target = nullptr;
+  std::vector<sequenced> row;
+  tact::allocation receive(ball& b) {
+    if (b.left != 0) {
+      --b.left;
+      *other | b;
+    } else {
+      for (sequenced& m : row) *target | m;
+    }
+    return Nodelete;
+  }
+};
+
+struct rally_result {
+  std::uint64_t local_sends = 0;
+  bool delivered = false;  // the row arrived whole and in order, one at a time
+};
+
+// One worker, two queues: a rally of `hops` (even, so that the first
+// player catches the last ball) keeps both, then a row of `flood` goes to
+// a checker beside the second player. No same-queue appends: whichever
+// queue's batch is in hand, a local send is a merge.
+rally_result rally_then_flood(std::uint64_t hops, std::uint64_t flood) {
+  tact::actor_system system{{.workers = 1, .queues = 2, .local_batch = 0}};
+  auto& a = system.spawn_at<rally_flooder>(tact::on_queue(0));
+  auto& b = system.spawn_at<rally_flooder>(tact::on_queue(1));
+  auto& target = system.spawn_at<checker>(tact::on_queue(1));
+  a.other = &b;
+  b.other = &a;
+  a.target = &target;
+  b.target = &target;
+  a.row = numbered(0, flood);
+  ball x;
+  x.left = hops;
+  a | x;
+  system.await_quiescence();
+  rally_result r;
+  r.local_sends = system.stats().total.local_sends;
+  r.delivered = target.fifo.received() == flood && target.fifo.clean() && target.overlaps == 0 &&
+                tact::test::conservation_of(system);
+  a | tact::delete_msg;
+  b | tact::delete_msg;
+  target | tact::delete_msg;
+  system.stop();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a flood into a kept queue joins its worker's batches only up to claim_joins each") {
+  // Every send of the row could join a batch this worker holds: merged
+  // into the batch in hand (which, having merged, is never cut short), and
+  // then, once merging is off, into the kept queue's own batch as a hop
+  // and its joins. Each stops at defaults::claim_joins envelopes and the
+  // rest of the row takes the mailbox, so that a producer and its
+  // consumer can run on two workers. The row's local sends are told apart
+  // from the rally's by running the rally alone too.
+  constexpr std::uint64_t hops = 100;
+  constexpr std::uint64_t flood = 10 * tact::defaults::claim_joins;
+  const rally_result alone = rally_then_flood(hops, 0);
+  const rally_result flooded = rally_then_flood(hops, flood);
+  CHECK(alone.delivered);
+  CHECK(flooded.delivered);
+  const std::uint64_t joined = flooded.local_sends - alone.local_sends;
+  INFO(joined << " of the row's " << flood << " sends joined a batch");
+  CHECK(joined >= 1);
+  CHECK(joined <= 2 * tact::defaults::claim_joins);
+}
+
 TEST_CASE("with stealing off, a worker never claims another worker's queue") {
   // Placement promises that queues stay with their worker when stealing
   // is off: the ball hops between the two workers every time.
