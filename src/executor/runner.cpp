@@ -597,7 +597,7 @@ void runner::weigh_merges() noexcept {
   if (size >= most)
     merging_ = false;
   else
-    merges_left_ = most - size;
+    merges_left_ = (solo_ ? most : merge_reading_reach) - size;
 }
 
 void runner::keep(work_queue& q, std::uint32_t index) noexcept {

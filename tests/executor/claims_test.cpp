@@ -522,12 +522,14 @@ std::uint64_t local_sends_of_rally_then(std::uint64_t hops, std::uint64_t flood)
 
 }  // namespace
 
-TEST_CASE("a flood into a kept queue joins its worker's batches only up to claim_joins each") {
+TEST_CASE("a flood into a kept queue joins its worker's batches only up to a bound") {
   // Every send of the row could join a batch this worker holds: merged
   // into the batch in hand (which, having merged, is never cut short), and
   // then, once merging is off, into the kept queue's own batch as a hop
-  // and its joins. Each stops at defaults::claim_joins envelopes and the
-  // rest of the row takes the mailbox, so that a producer and its
+  // and its joins. Merging goes off once a reading of the batch's size
+  // finds defaults::claim_joins envelopes, and the readings come at least
+  // every 4 x claim_joins merges; the hop's joins stop at claim_joins.
+  // The rest of the row takes the mailbox, so that a producer and its
   // consumer can run on two workers. The row's local sends are told apart
   // from the rally's by running the rally alone too.
   constexpr std::uint64_t hops = 100;
@@ -538,7 +540,7 @@ TEST_CASE("a flood into a kept queue joins its worker's batches only up to claim
   const std::uint64_t joined = both - rally;
   INFO(joined << " of the row's " << flood << " sends joined a batch");
   CHECK(joined >= 1);
-  CHECK(joined <= 2 * tact::defaults::claim_joins);
+  CHECK(joined <= 5 * tact::defaults::claim_joins);
 }
 
 TEST_CASE("with stealing off, a worker never claims another worker's queue") {
