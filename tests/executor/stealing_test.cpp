@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -402,12 +403,12 @@ TEST_CASE("mail on a resting worker's queues is taken by a busy worker when thei
   // placed on worker 0 finds it, unless worker 1, idle, steals the noter's
   // queue before worker 0 gulps it (a thief may); then another noter tries.
   std::vector<tact::actor*> spawned{&w};
+  std::deque<prepare> preparations;  // each outlives its delivery
   pid_t stopped = 0;
   while (stopped == 0) {
     auto& noter = system.spawn_at<thread_noter>(tact::on_worker(0));
     spawned.push_back(&noter);
-    prepare p;
-    noter | p;
+    noter | preparations.emplace_back();
     while (noter.thread.load(std::memory_order_acquire) == 0) std::this_thread::yield();
     if (noter.worker == 0) stopped = noter.thread.load();
   }
