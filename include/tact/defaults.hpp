@@ -80,6 +80,15 @@ inline constexpr std::uint32_t claim_batch_most = 8;
 // hop, a burst many, and a burst's consumer should run beside it.
 inline constexpr std::uint32_t claim_joins = 16;
 
+// How far merges alone may carry a batch that takes other queues' sends
+// (docs/design.md, "Kept queues") between two readings of its size,
+// which turn merging off at claim_joins: a flood is seen by then, a few
+// dozen envelopes late beside the thousands it sends, while a
+// conversation, one or two envelopes at a time, reads it once per 63
+// merges instead of once per 15 (a tenth of thread_ring's time at two
+// workers).
+inline constexpr std::uint32_t merge_reading_reach = 4 * claim_joins;
+
 // The longest batch that a worker running alone (the governor stood the
 // others down) lets other queues' messages join (docs/design.md, "Kept
 // queues"): such a batch cannot be cut short at the gulp budget, only

@@ -592,12 +592,11 @@ runner::claim runner::take_oldest_claim() noexcept {
 }
 
 void runner::weigh_merges() noexcept {
-  const std::uint32_t most = solo_ ? defaults::solo_batch_most : defaults::claim_joins;
   const std::uint32_t size = current_->batch().size();
-  if (size >= most)
+  if (size >= (solo_ ? defaults::solo_batch_most : defaults::claim_joins))
     merging_ = false;
   else
-    merges_left_ = (solo_ ? most : merge_reading_reach) - size;
+    merges_left_ = (solo_ ? defaults::solo_batch_most : defaults::merge_reading_reach) - size;
 }
 
 void runner::keep(work_queue& q, std::uint32_t index) noexcept {

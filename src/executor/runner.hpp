@@ -634,11 +634,11 @@ class runner : public sleeper {
   // at defaults::solo_batch_most (see absorb_all()).
   //
   // The batch's size is read after the batch's first merge, and then only
-  // after as many merges as it would take to reach merge_reading_reach
-  // from there (merges_left_; in a solo turn, the bound itself): a flood
-  // is seen by the time merges alone have carried the batch to
-  // merge_reading_reach, and the first reading may find it at the bound
-  // already (one over). What else grows the batch in hand meanwhile is
+  // after as many merges as it would take to reach
+  // defaults::merge_reading_reach from there (merges_left_; in a solo
+  // turn, the bound itself): a flood is seen by the time merges alone
+  // have carried the batch that far, and the first reading may find it at
+  // the bound already (one over). What else grows the batch in hand meanwhile is
   // bounded on its own (same-queue appends by the budget, the stack by
   // defaults::stack_most) and is seen at the next reading. A
   // conversation's batch holds one or two envelopes; reading its size at
@@ -664,10 +664,6 @@ class runner : public sleeper {
   // Reads the batch's size for merge(): merging goes off at the bound, or
   // merges_left_ counts the merges until the next reading.
   [[gnu::cold]] void weigh_merges() noexcept;
-  // How far merges alone may carry a batch between two readings of its
-  // size (see merge()): a flood is a producer's run of sends, which a
-  // few dozen more merges do not change.
-  static constexpr std::uint32_t merge_reading_reach = 4 * defaults::claim_joins;
   // A turn of a worker that runs alone (the governor stood the others
   // down, see executor::solo): at its first batch's start, every other
   // queue it sweeps that nobody processes is taken into that batch and

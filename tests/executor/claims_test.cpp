@@ -527,8 +527,9 @@ TEST_CASE("a flood into a kept queue joins its worker's batches only up to a bou
   // into the batch in hand (which, having merged, is never cut short), and
   // then, once merging is off, into the kept queue's own batch as a hop
   // and its joins. Merging goes off once a reading of the batch's size
-  // finds defaults::claim_joins envelopes, and the readings come at least
-  // every 4 x claim_joins merges; the hop's joins stop at claim_joins.
+  // finds defaults::claim_joins envelopes, and the readings come before
+  // merges alone could carry it past defaults::merge_reading_reach; the
+  // hop's joins stop at claim_joins.
   // The rest of the row takes the mailbox, so that a producer and its
   // consumer can run on two workers. The row's local sends are told apart
   // from the rally's by running the rally alone too.
@@ -540,7 +541,8 @@ TEST_CASE("a flood into a kept queue joins its worker's batches only up to a bou
   const std::uint64_t joined = both - rally;
   INFO(joined << " of the row's " << flood << " sends joined a batch");
   CHECK(joined >= 1);
-  CHECK(joined <= 5 * tact::defaults::claim_joins);
+  CHECK(joined <= tact::defaults::merge_reading_reach + tact::defaults::claim_joins);
+  CHECK(joined < flood);
 }
 
 TEST_CASE("with stealing off, a worker never claims another worker's queue") {

@@ -401,17 +401,19 @@ TEST_CASE("mail on a resting worker's queues is taken by a busy worker when thei
   while (!system.stats().load[2].resting) std::this_thread::yield();
   // Worker 0 covers worker 2 now: its thread is the one to stop. A noter
   // placed on worker 0 finds it, unless worker 1, idle, steals the noter's
-  // queue before worker 0 gulps it (a thief may); then another noter tries.
+  // queue before worker 0 gulps it (a thief may); then another noter
+  // tries, a bounded number of times.
   std::vector<tact::actor*> spawned{&w};
   std::deque<prepare> preparations;  // each outlives its delivery
   pid_t stopped = 0;
-  while (stopped == 0) {
+  for (int tries = 0; tries < 100 && stopped == 0; ++tries) {
     auto& noter = system.spawn_at<thread_noter>(tact::on_worker(0));
     spawned.push_back(&noter);
     noter | preparations.emplace_back();
     while (noter.thread.load(std::memory_order_acquire) == 0) std::this_thread::yield();
     if (noter.worker == 0) stopped = noter.thread.load();
   }
+  REQUIRE(stopped != 0);
 
   held = false;
   holding = true;
