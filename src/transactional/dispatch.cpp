@@ -80,8 +80,9 @@ struct action_batch {
 struct transaction : staging {
   const message* handled;
   message* dropped = nullptr;      // sends a stopping system refused, freed after the commit
-  // A bounded receiver the commit found full, retained: the actor waits
-  // for room in it once the commit is over (see wait_after_commit).
+  // A bounded receiver the commit found full: the actor waits for room in
+  // it once the commit is over (see wait_after_commit). Both are retained
+  // (see mute_for): the handled message may be the last to hold the actor.
   cell* full = nullptr;
   behaviour_base* next = nullptr;  // staged become
   // The staged on_commit actions, made with the first, where running out
@@ -91,6 +92,16 @@ struct transaction : staging {
   std::unique_ptr<action_batch> batch{};
 
   bool has_actions() const noexcept { return batch != nullptr && !batch->actions.empty(); }
+
+  // The commit found `to`, a bounded receiver, full: the actor will wait
+  // for room in it. The actor is kept until then as well as `to`: the
+  // handled message, or a send that borrowed its reference, may be gone by
+  // the time it waits, and the wait reads the actor's own gauge.
+  void mute_for(cell* to) noexcept {
+    retain(to);
+    retain(actor);
+    full = to;
+  }
 
   transaction(cell* a, const ::tact::tx::actor_ref* s, const message* h) noexcept
       : staging{a, s}, handled{h} {}
@@ -327,10 +338,7 @@ inline bool runs_from(message& m, domain& own) noexcept {
     // touched once the run is posted: its messages may have run, and their
     // references to it gone.
     to->gauge->sent.fetch_add(n, std::memory_order_relaxed);
-    if (tx.full == nullptr && to != tx.actor && to->gauge->full()) {
-      retain(to);
-      tx.full = to;
-    }
+    if (tx.full == nullptr && to != tx.actor && to->gauge->full()) tx.mute_for(to);
   }
   try {
     // A parallel actor's sends to a serialized one take the mailbox, as
@@ -379,10 +387,8 @@ inline bool runs_from(message& m, domain& own) noexcept {
       continue;
     }
     if (to->gauge != nullptr && tx.full == nullptr && to != tx.actor && to->gauge->full())
-        [[unlikely]] {
-      retain(to);
-      tx.full = to;
-    }
+        [[unlikely]]
+      tx.mute_for(to);
     if (!post(m, &w, first, parallel)) [[unlikely]] {
       message_access::next(*m) = tx.dropped;
       tx.dropped = m;
@@ -592,14 +598,15 @@ void tell_unmatched(const message& m) noexcept {
   }
 }
 
-// A commit sent to a bounded receiver that was full (`full`, retained):
-// the actor waits, muted, until that mailbox is down to half its bound
-// (docs/flow_control.md). It is suspended on its worker as an ask inside a
-// behaviour is, its later messages on this queue held back meanwhile,
-// unless its runner cannot suspend it (a sponsor's), it must not wait (its
-// own mailbox is full: see executor/room.hpp) or there is no memory to
-// wait with; then it goes on, counted.
-void wait_for_room_after(executor& ex, runner& w, const cell& c, cell* full) noexcept {
+// A commit of c sent to a bounded receiver that was full (`full`; both
+// retained, see transaction::mute_for): the actor waits, muted, until that
+// mailbox is down to half its bound (docs/flow_control.md). It is
+// suspended on its worker as an ask inside a behaviour is, its later
+// messages on this queue held back meanwhile, unless its runner cannot
+// suspend it (a sponsor's), it must not wait (its own mailbox is full: see
+// executor/room.hpp) or there is no memory to wait with; then it goes on,
+// counted.
+void wait_for_room_after(executor& ex, runner& w, cell& c, cell* full) noexcept {
   const room_wait why{c.gauge, nullptr, nullptr, &stopping_flag(ex)};
   bool waited = false;
   if (w.can_suspend() && !must_go_on(why)) {
@@ -611,13 +618,14 @@ void wait_for_room_after(executor& ex, runner& w, const cell& c, cell* full) noe
   }
   count(ex, waited ? tally::sends_waited : tally::over_bound);
   release(full);
+  release(&c);
 }
 
 // After a commit: waits if it found a bounded receiver full (the rare case
 // out of line).
-inline void wait_after_commit(executor& ex, runner& w, const cell& c, transaction& tx) noexcept {
+inline void wait_after_commit(executor& ex, runner& w, transaction& tx) noexcept {
   if (tx.full != nullptr) [[unlikely]]
-    wait_for_room_after(ex, w, c, std::exchange(tx.full, nullptr));
+    wait_for_room_after(ex, w, *tx.actor, std::exchange(tx.full, nullptr));
 }
 
 // Sends m on to the home queue of c, serialized by collisions since m was
@@ -665,12 +673,11 @@ enum class outcome : std::uint8_t { matched, unmatched, threw };
 // with, then what the commit left for afterwards (sends a stopping system
 // refused, a full receiver to wait for), if `loose_ends` says there may
 // be some (free_dropped and wait_after_commit look for themselves).
-inline void finish(executor& ex, runner& w, const cell& c, transaction& tx, message* m,
-                   bool loose_ends) noexcept {
+inline void finish(executor& ex, runner& w, transaction& tx, message* m, bool loose_ends) noexcept {
   message_access::destroy(m);
   if (loose_ends) [[unlikely]] {
     free_dropped(tx);
-    wait_after_commit(ex, w, c, tx);
+    wait_after_commit(ex, w, tx);
   }
 }
 
@@ -719,7 +726,7 @@ inline void finish(executor& ex, runner& w, const cell& c, transaction& tx, mess
         break;
       }
       commit_in_order(c, tx, *m, running, nullptr);
-      wait_after_commit(ex, w, c, tx);
+      wait_after_commit(ex, w, tx);
       return;
     }
     if (c.exclusive) {
@@ -739,7 +746,7 @@ inline void finish(executor& ex, runner& w, const cell& c, transaction& tx, mess
         break;
       }
       commit_in_order(c, tx, *m, running, std::exchange(tx.next, nullptr));
-      wait_after_commit(ex, w, c, tx);
+      wait_after_commit(ex, w, tx);
       return;
     }
     tx.discard();
@@ -754,7 +761,7 @@ inline void finish(executor& ex, runner& w, const cell& c, transaction& tx, mess
     running = behaviour_in(settled_slot(c));
     ran = run_handler(ex, tx, counted, *running, *m);
   }
-  finish(ex, w, c, tx, m, true);
+  finish(ex, w, tx, m, true);
 }
 
 }  // namespace
@@ -820,7 +827,7 @@ void deliver(void* target, void* msg) noexcept {
   }
   const bool loose_ends = commit_sends(tx, w, *m);
   counted.plain.add();
-  finish(ex, w, c, tx, m, loose_ends);
+  finish(ex, w, tx, m, loose_ends);
 }
 
 void deliver_run(void* target, void* first) noexcept {

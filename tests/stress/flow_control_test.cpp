@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -236,6 +237,80 @@ TEST_CASE("bounded transactional actors flooding each other all finish",
     CHECK(s.tx_rollbacks == 0);
     CHECK(s.tx_unmatched == 0);
     if (workers == 1) CHECK(s.sends_waited > 0);
+    system.stop();
+  }
+}
+
+namespace {
+
+// Parallel clients hammering one bounded counter, as tx_counter does:
+// each step of a client's chain sends the counter one increment and
+// itself the next step. Clients that commit to it full are muted, one
+// invocation at a time, and a client's last step may be muted after the
+// last reference to the client is gone. Each increment
+// carries its client and step, tallied once its commit is done, so that a
+// loss or a duplicate shows in a client's count or in the sum of its
+// steps.
+constexpr std::uint32_t hammer_clients = 8;
+constexpr std::uint64_t hammer_steps = 2'000;
+
+struct hammer_tally {
+  std::atomic<std::uint64_t> count[hammer_clients] = {};
+  std::atomic<std::uint64_t> sum[hammer_clients] = {};
+};
+
+struct hammer {
+  std::uint32_t client;
+  std::uint64_t step;
+};
+
+tx::behaviour hammered(std::uint64_t n, hammer_tally& t) {
+  return {[n, &t](hammer h) {
+            tx::become(hammered(n + 1, t));
+            // A run that loses its race runs again; only the one that
+            // commits runs its action.
+            tx::on_commit([&t, h] {
+              t.count[h.client].fetch_add(1, std::memory_order_relaxed);
+              t.sum[h.client].fetch_add(h.step, std::memory_order_relaxed);
+            });
+          },
+          [n](const tx::actor_ref& customer, bool) { tx::send(customer, n); }};
+}
+
+tx::behaviour hammering(const tx::actor_ref& counter) {
+  return {[counter](hammer h) {
+    tx::send(counter, h);
+    if (h.step + 1 < hammer_steps) tx::send(tx::self(), hammer{h.client, h.step + 1});
+  }};
+}
+
+}  // namespace
+
+TEST_CASE("clients flooding a bounded transactional actor all finish, each step once",
+          "[stress][flow_control]") {
+  const std::uint32_t workers = GENERATE(1u, 2u, 8u);
+  INFO(workers << " workers");
+  constexpr std::uint32_t bound = 16;
+  for (int round = 0; round < 3; ++round) {
+    tact::actor_system system{{.workers = workers}};
+    hammer_tally t;
+    const tx::actor_ref counter = tx::spawn(system, hammered(0, t), tx::bounded{bound});
+    for (std::uint32_t c = 0; c < hammer_clients; ++c)
+      tx::send(tx::spawn(system, hammering(counter)), hammer{c, 0});
+    system.await_quiescence();
+    std::atomic<std::uint64_t> n{0};
+    tx::send(counter, tx::spawn(system, {[&n](std::uint64_t v) { n.store(v); }}), true);
+    system.await_quiescence();
+    CHECK(n.load() == hammer_clients * hammer_steps);
+    for (std::uint32_t c = 0; c < hammer_clients; ++c) {
+      CHECK(t.count[c].load() == hammer_steps);
+      CHECK(t.sum[c].load() == hammer_steps * (hammer_steps - 1) / 2);
+    }
+    const tact::worker_stats s = system.stats().total;
+    INFO(s);
+    CHECK(s.tx_rollbacks == 0);
+    CHECK(s.tx_serializations <= 1);
+    CHECK(s.sends_over_bound == 0);
     system.stop();
   }
 }
