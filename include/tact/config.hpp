@@ -92,6 +92,9 @@ struct system_config {
   // compare-and-swap races serializes its actor (tx::mode), so contention
   // cannot livelock. At least 1.
   std::uint32_t collision_limit = defaults::collision_limit;
+  // The mailbox bound of a transactional actor that collisions serialized
+  // (see tx::bounded and docs/flow_control.md); 0: none.
+  std::uint32_t collision_bound = defaults::collision_bound;
 
   // Receives every rolled-back transactional handler (it threw), with the
   // actor, the message and the exception; the system carries on whatever

@@ -177,6 +177,12 @@ inline constexpr std::size_t fiber_stack_minimum = 32 * 1024;
 // Low enough that a hot actor stops burning retries quickly; high enough
 // that an actor which collides now and then keeps running in parallel.
 inline constexpr std::uint32_t collision_limit = 8;
+// The mailbox bound an actor gets once collisions serialize it: its
+// messages then all run on one worker, which senders on every other worker
+// can outrun, and a sender that commits to it full is muted as for a
+// tx::bounded actor (docs/flow_control.md). 1.5 MB of queue: enough that
+// a consumer keeping up never mutes anyone.
+inline constexpr std::uint32_t collision_bound = 65'536;
 
 // Work the engine could not queue for lack of memory where nothing may fail
 // (a commit's sends, a timer's firing: see stats memory_waits) waits and is

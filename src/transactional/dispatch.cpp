@@ -203,6 +203,19 @@ void refuse(executor& ex) noexcept {
                     "compared or dropped");
 }
 
+// m, sent to an actor with this gauge, is counted in its mailbox, and
+// marked so that its delivery counts it received (see forwarded_home).
+inline void count_sent(mailbox_gauge& gauge, message& m) noexcept {
+  gauge.sent.fetch_add(1, std::memory_order_relaxed);
+  message_access::mark_counted(m);
+}
+
+// Whether `to`'s mailbox is bounded and full.
+inline bool is_full(const cell& to) noexcept {
+  const mailbox_gauge* const gauge = to.gauge.load(std::memory_order_acquire);
+  return gauge != nullptr && gauge->full();
+}
+
 // Queues m for its target; m must have one. `running`: the runner this runs
 // on, if any; it need not belong to the target's system. `parallel`: sent
 // by the commit of an actor not created serialized, which may run on any
@@ -222,16 +235,19 @@ void refuse(executor& ex) noexcept {
     return post_outcome::refused;
   }
   runner* self = running != nullptr && &running->owner() == &ex ? running : nullptr;
-  // A bounded receiver counts the message before it can run it.
-  if (to.gauge != nullptr) [[unlikely]]
-    to.gauge->sent.fetch_add(1, std::memory_order_relaxed);
+  // A bounded receiver counts the message before it can run it. Acquire:
+  // a gauge that collisions set comes after `serialized`, which place()
+  // then finds set, so a counted message goes to the home queue.
+  mailbox_gauge* const gauge = to.gauge.load(std::memory_order_acquire);
+  if (gauge != nullptr) [[unlikely]]
+    count_sent(*gauge, *m);
   try {
     std::optional<runner::appends_held> hold;
     if (parallel && self != nullptr && to.serialized.load(std::memory_order_relaxed))
       hold.emplace(*self);
     detail::post(ex, self, place(ex, self, to, first), &to, m, &deliver);
   } catch (const std::bad_alloc&) {
-    if (to.gauge != nullptr) to.gauge->sent.fetch_sub(1, std::memory_order_relaxed);
+    if (gauge != nullptr) gauge->sent.fetch_sub(1, std::memory_order_relaxed);
     return post_outcome::no_memory;
   }
   return post_outcome::queued;
@@ -332,13 +348,16 @@ inline bool runs_from(message& m, domain& own) noexcept {
   // Cut from the rest before it is posted: a posted run may run, and be
   // gone, at once.
   message* const after = std::exchange(message_access::next(*last), nullptr);
-  if (to->gauge != nullptr) [[unlikely]] {
+  mailbox_gauge* const gauge = to->gauge.load(std::memory_order_acquire);
+  if (gauge != nullptr) [[unlikely]] {
     // Counted first, and looked at with the run counted: each send after
     // the one that fills the mailbox would have found it full. `to` is not
     // touched once the run is posted: its messages may have run, and their
     // references to it gone.
-    to->gauge->sent.fetch_add(n, std::memory_order_relaxed);
-    if (tx.full == nullptr && to != tx.actor && to->gauge->full()) tx.mute_for(to);
+    gauge->sent.fetch_add(n, std::memory_order_relaxed);
+    for (message* k = m; k != nullptr; k = message_access::next(*k))
+      message_access::mark_counted(*k);
+    if (tx.full == nullptr && to != tx.actor && gauge->full()) tx.mute_for(to);
   }
   try {
     // A parallel actor's sends to a serialized one take the mailbox, as
@@ -349,7 +368,7 @@ inline bool runs_from(message& m, domain& own) noexcept {
   } catch (const std::bad_alloc&) {
     // The queue could not grow: the run, linked again to the rest, goes
     // one by one (and holds `to` meanwhile).
-    if (to->gauge != nullptr) to->gauge->sent.fetch_sub(n, std::memory_order_relaxed);
+    if (gauge != nullptr) gauge->sent.fetch_sub(n, std::memory_order_relaxed);
     message_access::next(*last) = after;
     return m;
   }
@@ -386,8 +405,7 @@ inline bool runs_from(message& m, domain& own) noexcept {
       m = next;
       continue;
     }
-    if (to->gauge != nullptr && tx.full == nullptr && to != tx.actor && to->gauge->full())
-        [[unlikely]]
+    if (tx.full == nullptr && to != tx.actor && is_full(*to)) [[unlikely]]
       tx.mute_for(to);
     if (!post(m, &w, first, parallel)) [[unlikely]] {
       message_access::next(*m) = tx.dropped;
@@ -607,11 +625,13 @@ void tell_unmatched(const message& m) noexcept {
 // executor/room.hpp) or there is no memory to wait with; then it goes on,
 // counted.
 void wait_for_room_after(executor& ex, runner& w, cell& c, cell* full) noexcept {
-  const room_wait why{c.gauge, nullptr, nullptr, &stopping_flag(ex)};
+  const room_wait why{c.gauge.load(std::memory_order_acquire), nullptr, nullptr,
+                      &stopping_flag(ex)};
   bool waited = false;
   if (w.can_suspend() && !must_go_on(why)) {
     try {
-      suspend_for_room(w, static_cast<bounded_gauge&>(*full->gauge), why);
+      suspend_for_room(w, static_cast<bounded_gauge&>(*full->gauge.load(std::memory_order_acquire)),
+                       why);
       waited = true;
     } catch (...) {
     }
@@ -683,17 +703,32 @@ inline void finish(executor& ex, runner& w, transaction& tx, message* m, bool lo
 
 // A message to a serialized actor, on `w`: true if it was sent on to the
 // actor's home queue, to run there (counted as a dispatch here); else it
-// runs here, counted received if the actor is bounded.
+// runs here, counted received if its sender counted it (a bounded actor's
+// gauge). Counted messages went to the home queue (see queue_now), so
+// they run one at a time, where it is held, and only they write the
+// receiver's count; messages that missed a gauge set by collisions were
+// never counted, wherever they run.
 [[gnu::noinline]] bool forwarded_home(executor& ex, runner& w, dispatch_counts& counted, cell& c,
                                       message* m) noexcept {
   if (!w.holds(c.home) && forward_home(ex, w, c, m)) {
     counted.dispatches.add();
     return true;
   }
-  // A bounded actor is serialized from its creation (and nothing clears
-  // the flag): its messages run here, one at a time.
-  if (c.gauge != nullptr) note_received(*c.gauge);
+  if (message_access::is_counted(*m)) note_received(*c.gauge.load(std::memory_order_relaxed));
   return false;
+}
+
+// Collisions have serialized c (this thread set the flag, once): from here
+// its mailbox is bounded by the system's collision_bound, if it has one.
+// Its messages now run on one worker, which senders on all the others can
+// outrun without end; a bound mutes them instead. Released after the flag
+// (see queue_now). Without memory for the gauge, c stays unbounded.
+[[gnu::cold]] void bound_serialized(cell& c, const domain& d) noexcept {
+  if (d.collision_bound() == 0) return;
+  try {
+    c.gauge.store(make_gauge(d.collision_bound(), overflow::wait), std::memory_order_release);
+  } catch (const std::bad_alloc&) {
+  }
 }
 
 // Everything but deliver()'s common end, from the handler's first run on:
@@ -752,8 +787,10 @@ inline void finish(executor& ex, runner& w, transaction& tx, message* m, bool lo
     tx.discard();
     counted.collisions.add();
     if (++collisions >= d.collision_limit() &&
-        !c.serialized.exchange(true, std::memory_order_relaxed))
+        !c.serialized.exchange(true, std::memory_order_relaxed)) {
       counted.serializations.add();
+      bound_serialized(c, d);
+    }
     if (c.serialized.load(std::memory_order_relaxed) && !w.holds(c.home) &&
         forward_home(ex, w, c, m))
       return;
@@ -847,7 +884,7 @@ void deliver_run(void* target, void* first) noexcept {
 void destroy(cell* c) noexcept {
   domain* const d = c->dom;
   behaviour_in(c->slot.load(std::memory_order_relaxed))->release();
-  free_gauge(c->gauge);
+  free_gauge(c->gauge.load(std::memory_order_relaxed));
   delete c;
   if constexpr (build::checks) domain::let_go(d);
 }
@@ -863,7 +900,7 @@ void send_now(message* m, cell* to) {
   retain(to);
   message_access::address(*m, to);
   // An immediate send (a thread's, an on_commit action's) never waits.
-  if (to->gauge != nullptr && to->gauge->full()) [[unlikely]]
+  if (is_full(*to)) [[unlikely]]
     count(to->dom->ex(), tally::over_bound);
   if (!post(m, this_runner(to->dom->ex()), false, false, true)) message_access::destroy(m);
 }
@@ -905,7 +942,7 @@ cell* create(behaviour_base* b, bool serialized, actor_system* system, std::uint
   cell* c = nullptr;
   try {
     c = new cell;
-    if (bound != 0) c->gauge = make_gauge(bound, overflow::wait);
+    if (bound != 0) c->gauge.store(make_gauge(bound, overflow::wait), std::memory_order_relaxed);
   } catch (...) {
     delete c;
     b->release();  // ours since the call: a create that throws leaves nothing behind
@@ -982,7 +1019,8 @@ void run_here(message* m, cell* to) noexcept {
   retain(to);
   message_access::address(*m, to);
   // Counted as sent, since deliver() counts it received.
-  if (to->gauge != nullptr) to->gauge->sent.fetch_add(1, std::memory_order_relaxed);
+  if (mailbox_gauge* const gauge = to->gauge.load(std::memory_order_acquire); gauge != nullptr)
+    count_sent(*gauge, *m);
   deliver(to, m);
 }
 

@@ -22,6 +22,7 @@ domain::domain(executor& ex)
     : ex_{ex},
       stopping_{&stopping_flag(ex)},
       collision_limit_{config_of(ex).collision_limit},
+      collision_bound_{config_of(ex).collision_bound},
       per_runner_{runner_count(ex), [](std::size_t) { return padded<dispatch_counts>{}; }} {
   on_discard(&deliver, &drop);
   on_discard(&deliver_run, &drop_run);

@@ -58,6 +58,7 @@ class domain {
   // With checks on: the system has been destroyed (see orphan()).
   bool gone() const noexcept { return gone_.load(std::memory_order_relaxed); }
   std::uint32_t collision_limit() const noexcept { return collision_limit_; }
+  std::uint32_t collision_bound() const noexcept { return collision_bound_; }
 
   // Only on runner r's thread.
   dispatch_counts& counts(const runner& r) noexcept { return per_runner_[r.index()]; }
@@ -90,6 +91,7 @@ class domain {
   // The executor's flag; once the system is gone, gone_.
   const std::atomic<bool>* stopping_;
   const std::uint32_t collision_limit_;
+  const std::uint32_t collision_bound_;
   fixed_array<padded<dispatch_counts>> per_runner_;
   std::atomic<std::uint64_t> foreign_dropped_{0};
   postponed_sends postponed_;

@@ -243,11 +243,13 @@ TEST_CASE("bounded transactional actors flooding each other all finish",
 
 namespace {
 
-// Parallel clients hammering one bounded counter, as tx_counter does:
-// each step of a client's chain sends the counter one increment and
-// itself the next step. Clients that commit to it full are muted, one
-// invocation at a time, and a client's last step may be muted after the
-// last reference to the client is gone. Each increment
+// Parallel clients hammering one counter, as tx_counter does: each step
+// of a client's chain sends the counter one increment and itself the next
+// step. The counter is bounded from its creation (tx::bounded), or starts
+// parallel and collides until collisions serialize it, its mailbox bounded
+// from then on (collision_bound). Either way clients that commit to it
+// full are muted, one invocation at a time, and a client's last step may
+// be muted after the last reference to the client is gone. Each increment
 // carries its client and step, tallied once its commit is done, so that a
 // loss or a duplicate shows in a client's count or in the sum of its
 // steps.
@@ -289,12 +291,15 @@ tx::behaviour hammering(const tx::actor_ref& counter) {
 TEST_CASE("clients flooding a bounded transactional actor all finish, each step once",
           "[stress][flow_control]") {
   const std::uint32_t workers = GENERATE(1u, 2u, 8u);
-  INFO(workers << " workers");
+  const bool from_creation = GENERATE(true, false);
+  INFO(workers << " workers, " << (from_creation ? "bounded from its creation" : "by collisions"));
   constexpr std::uint32_t bound = 16;
   for (int round = 0; round < 3; ++round) {
-    tact::actor_system system{{.workers = workers}};
+    tact::actor_system system{{.workers = workers, .collision_limit = 2, .collision_bound = bound}};
     hammer_tally t;
-    const tx::actor_ref counter = tx::spawn(system, hammered(0, t), tx::bounded{bound});
+    const tx::actor_ref counter = from_creation
+                                      ? tx::spawn(system, hammered(0, t), tx::bounded{bound})
+                                      : tx::spawn(system, hammered(0, t));
     for (std::uint32_t c = 0; c < hammer_clients; ++c)
       tx::send(tx::spawn(system, hammering(counter)), hammer{c, 0});
     system.await_quiescence();

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
+#include <thread>
 
 #include <tact/transactional.hpp>
 
@@ -134,4 +135,143 @@ TEST_CASE("a bounded transactional actor is serialized", "[transactional][mailbo
   CHECK(o.received == 1'000);
   CHECK(o.out_of_order == 0);
   system.stop();
+}
+
+namespace {
+
+struct race {};
+
+// One step of a client's chain (see chain()), and the item it sends.
+struct chained {
+  std::uint32_t client;
+  std::uint64_t seq;
+};
+
+constexpr std::uint32_t clients = 4;
+
+// What a racing_sink saw of the clients' items.
+struct seen {
+  std::atomic<std::uint64_t> produced{0};  // staged by the clients so far
+  std::uint64_t received = 0;
+  std::uint64_t next[clients] = {};  // each client's next seq
+  std::uint64_t out_of_order = 0;
+  std::uint64_t largest_backlog = 0;
+};
+
+// A sink that starts parallel and counts its races by becoming. The first
+// race waits in its handler until the second, run by the other worker, has
+// committed (its send to `witness` runs after its commit): the first then
+// loses its compare-and-swap, which at collision_limit 1 serializes the
+// actor. Items come after that, one at a time on its home queue, so the
+// plain counters in `o` are written by one thread at a time.
+struct racing_sink {
+  seen* o;
+  std::atomic<int>* entered;
+  std::atomic<bool>* committed;
+  tx::actor_ref witness;
+  tx::behaviour operator()(std::uint64_t races) const {
+    return {[*this, races](race) {
+              if (entered->fetch_add(1) == 0)
+                while (!committed->load()) std::this_thread::yield();
+              tx::become((*this)(races + 1));
+              tx::send(witness, races);
+            },
+            [o = o](chained c) {
+              if (c.seq != o->next[c.client]++) ++o->out_of_order;
+              ++o->received;
+              const std::uint64_t backlog =
+                  o->produced.load(std::memory_order_relaxed) - o->received + 1;
+              o->largest_backlog = std::max(o->largest_backlog, backlog);
+            }};
+  }
+};
+
+// A system with collision_limit 1 and the given collision_bound, and in it
+// a racing_sink that collisions have serialized. Two workers, three
+// queues, so that what this thread creates and sends (round robin over
+// the queues) puts the two races on different workers (see
+// contention_test.cpp): the witness's home on queue 0, the sink's on 1,
+// the races on 2 and 0.
+struct serialized_sink {
+  explicit serialized_sink(std::uint32_t bound)
+      : system{{.workers = 2, .queues = 3, .collision_limit = 1, .collision_bound = bound}} {
+    const tx::actor_ref witness =
+        tx::spawn(system, {[this](std::uint64_t) { committed.store(true); }});
+    to = tx::spawn(system, racing_sink{&o, &entered, &committed, witness}(0));
+    tx::send(to, race{});
+    tx::send(to, race{});
+    system.await_quiescence();
+  }
+
+  tact::actor_system system;
+  seen o;
+  std::atomic<int> entered{0};
+  std::atomic<bool> committed{false};
+  tx::actor_ref to;
+};
+
+// A client: a chain of `count` steps, each sending one item to `to` and
+// the next step to itself, as tx_counter's clients do; `step` of them per
+// handler. Serialized, so that a muted commit holds its chain back (a
+// parallel actor's next step may run on another worker meanwhile).
+tx::behaviour chain(const tx::actor_ref& to, std::atomic<std::uint64_t>& produced,
+                    std::uint64_t count, std::uint64_t step) {
+  return {[to, &produced, count, step](chained c) {
+    const std::uint64_t now = std::min(step, count - c.seq);
+    for (std::uint64_t i = 0; i < now; ++i) {
+      produced.fetch_add(1, std::memory_order_relaxed);
+      tx::send(to, chained{c.client, c.seq + i});
+    }
+    if (c.seq + now < count) tx::send(tx::self(), chained{c.client, c.seq + now});
+  }};
+}
+
+// Starts the clients on s's sink and waits for the system to be quiescent.
+void run_clients(serialized_sink& s, std::uint64_t count, std::uint64_t step) {
+  for (std::uint32_t c = 0; c < clients; ++c)
+    tx::send(tx::spawn(s.system, chain(s.to, s.o.produced, count, step), tx::mode::serialized),
+             chained{c, 0});
+  s.system.await_quiescence();
+}
+
+}  // namespace
+
+// An actor that collisions serialized runs on one worker, which clients on
+// all workers can outrun without end (docs/flow_control.md): its mailbox
+// is bounded from then on by system_config::collision_bound, and a client
+// committing to it full is muted as for tx::bounded. Fails without the
+// bound: the clients run thousands of items ahead of the sink.
+TEST_CASE("an actor serialized by collisions gets a bounded mailbox",
+          "[transactional][mailbox_bound]") {
+  constexpr std::uint32_t bound = 64;
+  constexpr std::uint64_t count = 5'000;
+  serialized_sink s{bound};
+  REQUIRE(s.system.stats().total.tx_serializations == 1);
+  run_clients(s, count, 1);
+  CHECK(s.o.received == clients * count);
+  CHECK(s.o.out_of_order == 0);
+  // A commit that finds the sink full still queues its item, counted
+  // before: two items a client past the bound, and the item being received.
+  CHECK(s.o.largest_backlog <= bound + 2 * clients + 1);
+  const tact::worker_stats total = s.system.stats().total;
+  CHECK(total.sends_over_bound == 0);
+  CHECK(total.tx_rollbacks == 0);
+  CHECK(total.messages_sent == total.messages_processed);
+  s.system.stop();
+}
+
+// 0 turns the bound off: clients that stage their whole chain in one commit
+// are not muted after it.
+TEST_CASE("a collision bound of zero leaves a serialized actor's mailbox unbounded",
+          "[transactional][mailbox_bound]") {
+  constexpr std::uint64_t count = 5'000;
+  serialized_sink s{0};
+  REQUIRE(s.system.stats().total.tx_serializations == 1);
+  run_clients(s, count, count);
+  CHECK(s.o.received == clients * count);
+  CHECK(s.o.out_of_order == 0);
+  const tact::worker_stats total = s.system.stats().total;
+  CHECK(total.sends_waited == 0);
+  CHECK(total.sends_over_bound == 0);
+  s.system.stop();
 }

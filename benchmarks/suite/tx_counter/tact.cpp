@@ -6,7 +6,9 @@
 // loses the become race runs again against the new count, and a message
 // that loses `collision_limit` races (system_config, default 8) switches
 // the counter to serialized for good, after which its messages are
-// forwarded to its home queue (docs/transactional.md). This workload
+// forwarded to its home queue and its mailbox is bounded
+// (system_config::collision_bound), so clients that outrun it are muted
+// (docs/transactional.md). This workload
 // measures what that costs next to CAF's counter, which simply runs one
 // message at a time. (An actor known to become on every message should be
 // spawned tx::mode::serialized, as tx_counting's counter is: here the

@@ -124,8 +124,11 @@ struct cell {
   // A parallel actor's on_commit actions waiting for their turn, and who
   // runs them (see src/transactional/ordered_actions.hpp).
   atomic<std::uintptr_t> actions{0};
-  // Set at creation for a bounded actor (created serialized), freed with it.
-  mailbox_gauge* gauge = nullptr;
+  // Set at creation for a bounded actor (created serialized), or once for
+  // an actor that collisions serialize (if system_config::collision_bound
+  // asks for it); freed with the actor. Released when set later, so that
+  // a sender that loads it (acquire) also sees `serialized` set.
+  atomic<mailbox_gauge*> gauge{nullptr};
 };
 
 inline void retain(cell* c) noexcept { c->refs.fetch_add(1, std::memory_order_relaxed); }

@@ -87,21 +87,27 @@ class TACT_API message {
 
  private:
   friend struct message_access;
-  static_assert(alignof(detail::tx::message_type) >= 2, "a type's address leaves its low bit free");
+  static_assert(alignof(detail::tx::message_type) >= 4,
+                "a type's address leaves its two low bits free");
   static constexpr std::uintptr_t request_bit = 1;
+  static constexpr std::uintptr_t counted_bit = 2;
 
   const detail::tx::message_type* type() const noexcept {
-    return reinterpret_cast<const detail::tx::message_type*>(type_ & ~request_bit);
+    return reinterpret_cast<const detail::tx::message_type*>(type_ & ~(request_bit | counted_bit));
   }
 
-  // The type (also how to destroy the message), and in its address's
-  // lowest bit the request mark: a request's customer, if it listens, is
-  // told when it rolls back or matches no handler. A request is a message
-  // naming a customer first, unless a handler sent it passing on the
-  // customer of the message it handles (a delegation or a side copy
-  // cannot fail the request); see note_request. A byte of its own took
-  // the header from three words to four: every message whose elements
-  // fill a word took a block 16 bytes larger.
+  // The type (also how to destroy the message), and in its address's two
+  // low bits two marks. The request mark: a request's customer, if it
+  // listens, is told when it rolls back or matches no handler. A request
+  // is a message naming a customer first, unless a handler sent it
+  // passing on the customer of the message it handles (a delegation or a
+  // side copy cannot fail the request); see note_request. The counted
+  // mark: its sender counted it in the receiver's mailbox gauge, so its
+  // delivery counts it received (an actor serialized by collisions gets
+  // its gauge while messages sent before are still on their way, and
+  // those must not count). A byte of its own took the header from three
+  // words to four: every message whose elements fill a word took a block
+  // 16 bytes larger.
   std::uintptr_t type_;
   actor_ref target_;
   message* next_ = nullptr;  // in a transaction's chain of staged sends
@@ -209,6 +215,10 @@ struct message_access {
   static void mark_request(message& m) noexcept { m.type_ |= message::request_bit; }
   static bool is_request(const message& m) noexcept {
     return (m.type_ & message::request_bit) != 0;
+  }
+  static void mark_counted(message& m) noexcept { m.type_ |= message::counted_bit; }
+  static bool is_counted(const message& m) noexcept {
+    return (m.type_ & message::counted_bit) != 0;
   }
   // A new, unaddressed copy of m's elements, with the customer replaced if
   // one is given. std::logic_error if they are not copyable,
