@@ -704,17 +704,26 @@ inline void finish(executor& ex, runner& w, transaction& tx, message* m, bool lo
 // A message to a serialized actor, on `w`: true if it was sent on to the
 // actor's home queue, to run there (counted as a dispatch here); else it
 // runs here, counted received if its sender counted it (a bounded actor's
-// gauge). Counted messages went to the home queue (see queue_now), so
-// they run one at a time, where it is held, and only they write the
-// receiver's count; messages that missed a gauge set by collisions were
-// never counted, wherever they run.
+// gauge). The receiver's count is a plain one: only a runner holding the
+// home queue writes it, one message at a time. Counted messages went
+// there (see queue_now); one that runs elsewhere (its home queue could
+// not take it back, for lack of memory) takes its count back from `sent`
+// instead, an atomic any thread may change. Messages that missed a gauge
+// set by collisions were never counted, wherever they run.
 [[gnu::noinline]] bool forwarded_home(executor& ex, runner& w, dispatch_counts& counted, cell& c,
                                       message* m) noexcept {
-  if (!w.holds(c.home) && forward_home(ex, w, c, m)) {
+  const bool home = w.holds(c.home);
+  if (!home && forward_home(ex, w, c, m)) {
     counted.dispatches.add();
     return true;
   }
-  if (message_access::is_counted(*m)) note_received(*c.gauge.load(std::memory_order_relaxed));
+  if (message_access::is_counted(*m)) {
+    mailbox_gauge& gauge = *c.gauge.load(std::memory_order_relaxed);
+    if (home)
+      note_received(gauge);
+    else
+      gauge.sent.fetch_sub(1, std::memory_order_relaxed);
+  }
   return false;
 }
 
