@@ -31,11 +31,19 @@ namespace tact::detail {
 // whichever count followed it) and moves the work's lines between the
 // caches. It keeps the new count if its counted epochs' rate beat the
 // old's by `gain_fewer` (or `gain_more`), else goes back; a first pair
-// whose rates differ `decisive_gain` times decides at once. Each failed
-// try doubles the hold, up to `hold_longest` epochs, so a steady workload
-// pays for a try (one arm at the worse count, or `pairs` arms where the
-// counts are close) about once per `hold_longest` epochs; a kept try, or
-// a drop below the message-bound rate, starts again from `hold_first`.
+// whose rates differ `decisive_gain` times decides at once, and so does a
+// first epoch at the new count whose rate is `glaring_gain` times the
+// last epoch's at the old, or a `glaring_gain`th of it. Each failed try
+// doubles the hold, up to `hold_longest` epochs, so a steady workload
+// pays for a try (one epoch at the worse count where the counts are far
+// apart, `pairs` arms where they are close) about once per
+// `hold_longest` epochs; a kept try starts again from `hold_first`. The
+// second message-bound epoch in a row, at the start or after a drop below
+// the message-bound rate, starts a try: a program that runs several times
+// faster on fewer workers would otherwise spend its first epochs, often a
+// large part of a short run, at the slow count. Not the first: that one
+// began before the work did (the program's start-up, the phase before),
+// and its rate is no measure to weigh a try's first epoch against.
 //
 // Only the thread that holds the executor's adaptation turn calls it (see
 // executor::adapt_when_due): plain members.
@@ -46,6 +54,8 @@ class governor {
   // fails costs two epochs and doubles the next wait.
   static constexpr std::uint32_t hold_first = 4;
   static constexpr std::uint32_t hold_longest = 512;
+  // The message-bound epochs before the first try (see above).
+  static constexpr std::uint32_t first_wait = 2;
   static constexpr std::uint32_t pairs = 2;
   static constexpr std::uint32_t arm_epochs = 2;
   // The rate a try must beat, over the old count's: by much to run on
@@ -56,6 +66,9 @@ class governor {
   static constexpr double gain_more = 1.05;
   // A first pair of arms this far apart decides the try (see decisive()).
   static constexpr double decisive_gain = 2.0;
+  // A try's first epoch this far from the epoch before the try decides it
+  // (see glaring()).
+  static constexpr double glaring_gain = 3.0;
   // Work is message-bound at this many messages per epoch's length, or more.
   static constexpr std::uint64_t least_messages = 32;
 
@@ -69,10 +82,13 @@ class governor {
   // `messages` in `elapsed`.
   std::uint32_t decide(std::uint64_t messages, std::chrono::nanoseconds elapsed) noexcept {
     if (workers_ == 1) return 1;
+    const tally before = last_;
+    last_ = {messages, elapsed};
     if (!trying_) {
       if (!message_bound(messages, elapsed)) {
         active_ = workers_;
-        settle(hold_first);
+        hold_ = hold_first;
+        wait_ = first_wait;
       } else if (--wait_ == 0) {
         from_ = active_;
         to_ = neighbour();
@@ -83,6 +99,7 @@ class governor {
       }
       return active_;
     }
+    if (step_ == 0 && glaring(before, last_)) return end_try(last_.rate() > before.rate());
     // Epoch step_ of the try: arms alternate, to_ first; each counts its
     // last epoch only.
     const std::uint32_t in_arm = step_ % arm_epochs;
@@ -98,15 +115,7 @@ class governor {
       active_ = step_ / arm_epochs % 2 == 0 ? to_ : from_;
       return active_;
     }
-    trying_ = false;
-    if (at_to_.rate() > at_from_.rate() * (to_ < from_ ? gain_fewer : gain_more)) {
-      active_ = to_;
-      settle(hold_first);
-    } else {
-      down_ = !down_;
-      settle(std::min(2 * hold_, hold_longest));
-    }
-    return active_;
+    return end_try(at_to_.rate() > at_from_.rate() * (to_ < from_ ? gain_fewer : gain_more));
   }
 
  private:
@@ -127,6 +136,33 @@ class governor {
     const double to = at_to_.rate();
     const double from = at_from_.rate();
     return to >= from * decisive_gain || from >= to * decisive_gain;
+  }
+
+  // The first epoch of a try against the last one before it: a count
+  // whose rate is glaring_gain times the other's, a gap that drift between
+  // two adjacent epochs does not explain. A backlog that the old count
+  // left can inflate the first epoch (why an arm's first epoch does not
+  // count), but the large ones build where a flooder's receiver cannot
+  // run, at fewer workers, and are run by a try of more (counting: 3.6
+  // times the epoch before, at two workers after one); a wrong keep of
+  // more workers costs at worst what the old count did.
+  static bool glaring(const tally& before, const tally& first) noexcept {
+    const double was = before.rate();
+    const double is = first.rate();
+    return was > 0.0 && (is >= was * glaring_gain || was >= is * glaring_gain);
+  }
+
+  std::uint32_t end_try(bool keep) noexcept {
+    trying_ = false;
+    if (keep) {
+      active_ = to_;
+      settle(hold_first);
+    } else {
+      active_ = from_;
+      down_ = !down_;
+      settle(std::min(2 * hold_, hold_longest));
+    }
+    return active_;
   }
 
   // Enough messages to weigh, and at a rate that makes their cost matter
@@ -154,7 +190,8 @@ class governor {
   const std::chrono::nanoseconds epoch_;
   std::uint32_t active_;
   std::uint32_t hold_ = hold_first;
-  std::uint32_t wait_ = hold_first;
+  std::uint32_t wait_ = first_wait;
+  tally last_;  // the epoch just ended
   bool down_ = true;
   // A try: from_ to to_, step_ epochs into it, the counted epochs of each
   // count summed.

@@ -65,7 +65,7 @@ TEST_CASE("an epoch counts the messages sent, not only those run") {
   // epoch runs one message and sends a thousand. Counted by runs alone,
   // every epoch looked idle (under governor::least_messages) and no count
   // was ever tried; counted with its sends, the work is message-bound and
-  // the governor tries one worker after its first hold.
+  // the governor tries one worker after its first wait.
   tact::actor_system system{tact::test::configured({.workers = 2, .queues = 2, .adapt_every = 1h})};
   tact::detail::executor& ex = tact::detail::executor_of(system);
   blocker& b = system.spawn_at<blocker>(tact::on_queue(1));
@@ -77,8 +77,8 @@ TEST_CASE("an epoch counts the messages sent, not only those run") {
   while (!b.holding.load(std::memory_order_acquire)) std::this_thread::yield();
   // Beyond the first due time, which is an hour after the system started.
   const auto start = std::chrono::steady_clock::now() + 1h;
-  std::vector<burst> bursts(tact::detail::governor::hold_first);
-  for (std::uint32_t e = 0; e < tact::detail::governor::hold_first; ++e) {
+  std::vector<burst> bursts(tact::detail::governor::first_wait);
+  for (std::uint32_t e = 0; e < tact::detail::governor::first_wait; ++e) {
     CHECK(ex.active_workers() == 2);
     f | bursts[e];
     while (f.bursts.load(std::memory_order_acquire) != e + 1) std::this_thread::yield();
@@ -87,7 +87,7 @@ TEST_CASE("an epoch counts the messages sent, not only those run") {
   CHECK(ex.active_workers() == 1);
   b.released.store(true, std::memory_order_release);
   system.await_quiescence();
-  CHECK(s.received == tact::detail::governor::hold_first * flooder::per_burst);
+  CHECK(s.received == tact::detail::governor::first_wait * flooder::per_burst);
   CHECK(tact::test::conservation_of(system));
   b | tact::delete_msg;
   s | tact::delete_msg;

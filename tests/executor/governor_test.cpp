@@ -55,21 +55,24 @@ TEST_CASE("message-bound work that runs faster on one worker moves there and sta
   governor g{2, 1ms};
   // Six times as fast on one worker (big, at two workers on a quiet machine).
   const auto during = run(g, 4000, [](std::uint32_t a) { return a == 1 ? 60.0 : 10.0; });
-  // The first try comes after hold_first epochs at two, and is kept.
-  for (std::uint32_t e = 0; e < governor::hold_first; ++e) CHECK(during[e] == 2);
-  CHECK(during[governor::hold_first] == 1);
+  // The second message-bound epoch starts a try, and its first epoch at
+  // one decides it.
+  static_assert(governor::first_wait == 2);
+  CHECK(during[0] == 2);
+  CHECK(during[1] == 2);
+  CHECK(during[2] == 1);
+  CHECK(during[3] == 1);
   // Later tries of two workers fail, each doubling the hold: at most one
-  // epoch in fifty is spent at two workers after the first hundred.
+  // epoch in a hundred is spent at two workers after the first hundred.
   const std::vector<std::uint32_t> later(during.begin() + 100, during.end());
-  CHECK(epochs_at(later, 2) * 50 < later.size());
-  // A try alternates: never more than an arm's epochs in a row at two
-  // workers.
+  CHECK(epochs_at(later, 2) * 100 < later.size());
+  // Each try costs one epoch at two workers.
   std::uint32_t longest_run_at_two = 0;
-  for (std::uint32_t e = 100, run_at_two = 0; e < during.size(); ++e) {
+  for (std::uint32_t e = 3, run_at_two = 0; e < during.size(); ++e) {
     run_at_two = during[e] == 2 ? run_at_two + 1 : 0;
     longest_run_at_two = std::max(longest_run_at_two, run_at_two);
   }
-  CHECK(longest_run_at_two == governor::arm_epochs);
+  CHECK(longest_run_at_two == 1);
 }
 
 TEST_CASE("work that runs faster on more workers keeps them all") {
@@ -110,11 +113,9 @@ TEST_CASE("when the work stops being message-bound every worker runs again at on
   REQUIRE(g.active() == 1);
   // Workers stuck in long behaviours: the rate falls.
   CHECK(g.decide(10, 1ms) == 2);
-  // And once it is message-bound again, the governor tries again soon.
-  // (A decisive first pair: the try takes two arms.)
-  const auto during = run(g, governor::hold_first + 2 * governor::arm_epochs + 1,
-                          [](std::uint32_t a) { return a == 1 ? 60.0 : 10.0; });
-  CHECK(during.back() == 1);
+  // And the second message-bound epoch after that starts a try.
+  const auto during = run(g, 4, [](std::uint32_t a) { return a == 1 ? 60.0 : 10.0; });
+  CHECK(during == std::vector<std::uint32_t>{2, 2, 1, 1});
 }
 
 TEST_CASE("an epoch that lasted longer counts by its rate, not its messages") {
@@ -172,10 +173,11 @@ TEST_CASE("a backlog run at one count does not credit it: an arm's first epoch i
 
 TEST_CASE("a first pair of arms far apart decides the try") {
   governor g{2, 1ms};
-  // Three times as fast on one worker: each try of two costs one arm.
-  run(g, 200, [](std::uint32_t a) { return a == 1 ? 30.0 : 10.0; });
+  // 2.5 times as fast on one worker: short of glaring_gain, past
+  // decisive_gain; each try of two costs one arm.
+  run(g, 200, [](std::uint32_t a) { return a == 1 ? 25.0 : 10.0; });
   REQUIRE(g.active() == 1);
-  const auto during = run(g, 2000, [](std::uint32_t a) { return a == 1 ? 30.0 : 10.0; });
+  const auto during = run(g, 2000, [](std::uint32_t a) { return a == 1 ? 25.0 : 10.0; });
   std::uint32_t longest_run_at_two = 0;
   std::uint32_t tries = 0;
   for (std::uint32_t e = 0, run_at_two = 0; e < during.size(); ++e) {
@@ -196,4 +198,33 @@ TEST_CASE("a first pair of arms far apart decides the try") {
     close_tries += later[e] == 2 && later[e - 1] == 1 && (e < 3 || later[e - 3] != 2) ? 1 : 0;
   REQUIRE(close_tries > 0);
   CHECK(epochs_at(later, 2) == close_tries * governor::pairs * governor::arm_epochs);
+}
+
+TEST_CASE("a try's first epoch far from the epoch before it decides the try") {
+  // Four times as fast on two workers: a try of one ends after its first
+  // epoch, and costs that one epoch.
+  governor wide{2, 1ms};
+  const auto during = run(wide, 2000, [](std::uint32_t a) { return a == 2 ? 40.0 : 10.0; });
+  CHECK(during[1] == 2);
+  CHECK(during[2] == 1);
+  CHECK(during[3] == 2);
+  std::uint32_t longest_run_at_one = 0;
+  for (std::uint32_t e = 0, run_at_one = 0; e < during.size(); ++e) {
+    run_at_one = during[e] == 1 ? run_at_one + 1 : 0;
+    longest_run_at_one = std::max(longest_run_at_one, run_at_one);
+  }
+  CHECK(longest_run_at_one == 1);
+  CHECK(epochs_at(during, 1) * 100 < during.size());
+  // A first epoch short of glaring_gain decides nothing. The rate is the
+  // same at both counts, and at the try's first epoch 2.9 times the last
+  // epoch's (a warm-up, or a backlog the old count left): the try goes on
+  // to its pairs of arms, which find no gain.
+  governor warming{2, 1ms};
+  std::uint32_t epoch = 0;
+  const auto steps =
+      run(warming, governor::first_wait + 2 * governor::pairs * governor::arm_epochs,
+          [&](std::uint32_t) { return epoch++ < governor::first_wait ? 10.0 : 29.0; });
+  CHECK(steps[governor::first_wait] == 1);
+  CHECK(steps[governor::first_wait + 1] == 1);
+  CHECK(warming.active() == 2);
 }
