@@ -238,8 +238,16 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
   std::uint32_t index = first_index;
   begin_batch(*q, index);
   solo_ = claims_on_ && owner_.solo(index_, solo_from_);
-  if (solo_) [[unlikely]]
+  if (solo_) [[unlikely]] {
     absorb_all(*q);
+    // The batch stands for those of every queue it took in, and its own
+    // queue's appends get the reach their merges have: cut at the local
+    // budget, a send to itself (static_send) or a reply to an actor of the
+    // queue in hand (ping_pong's pong) took the mailbox every 256 sends,
+    // and the next batch took in all 32 queues again, under a lock each.
+    // The gulp budget still bounds the turn in time (see below).
+    if (budget_ != 0) budget_ = budget_start_ = std::max(budget_, defaults::solo_batch_most);
+  }
   std::uint64_t processed = 0;
   std::uint64_t batch_began = 0;  // processed when the batch in hand began
   bool paused = false;
