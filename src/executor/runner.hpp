@@ -223,7 +223,7 @@ class runner : public sleeper {
   // to run, a chain's next link, runs here. Handed over, a chain crossed
   // to the hungry worker, which left this one hungry to take the next
   // link back, once per hungry spell: tx_static_send at two workers ran
-  // its one chain on both cores in turn, and took about 1.15 times its
+  // its one chain on both cores in turn, and took 1.11 to 1.17 times its
   // time on one worker.
   std::uint32_t hungry_queue() noexcept {
     if (hungry_workers_ == nullptr) return no_queue;  // not a pool worker

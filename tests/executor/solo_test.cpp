@@ -265,9 +265,8 @@ struct self_sender : tact::actor {
     // parked since the ticks: it cannot while mail it may take waits in
     // a queue it sweeps (parking registers only on empty queues).
     const std::uint64_t parks = system->stats().workers[1].parks;
-    tact::test::eventually([&] {
-      return letters_seen.load() != 0 || system->stats().workers[1].parks > parks;
-    });
+    tact::test::eventually(
+        [&] { return letters_seen.load() != 0 || system->stats().workers[1].parks > parks; });
     leave();
     return Nodelete;
   }
@@ -334,5 +333,50 @@ TEST_CASE("a queue kept by a batch run alone is not handed back while its actor 
   CHECK(tact::test::conservation_of(system));
   first | tact::delete_msg;
   second | tact::delete_msg;
+  system.stop();
+}
+
+namespace {
+
+struct hop : tact::message {};
+
+// Sends itself its one message until `left` runs out.
+struct looper : tact::actor {
+  std::uint32_t left = 0;
+  tact::allocation receive(hop& h) {
+    if (left != 0) {
+      --left;
+      *this | h;
+    }
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a batch run alone appends to its own queue as far as it merges") {
+  // Sends to the queue in hand past local_batch took the mailbox, so a
+  // turn run alone ended its batch every local_batch sends and began
+  // another, taking in every queue again. No gulp budget here: time does
+  // not cut the batch either.
+  tact::actor_system system{{.workers = 2,
+                             .gulp_budget = std::chrono::nanoseconds{0},
+                             .adapt_every = std::chrono::hours{1}}};
+  tact::detail::executor_of(system).set_active(1);
+  while (!system.stats().load[1].resting) std::this_thread::yield();
+  auto& a = system.spawn<looper>();
+  const std::uint32_t sends = 4 * tact::defaults::local_batch;
+  static_assert(4 * tact::defaults::local_batch < tact::defaults::solo_batch_most);
+  a.left = sends;
+  hop h;
+  const std::uint64_t gulps_before = system.stats().total.gulps;
+  a | h;
+  system.await_quiescence();
+  const tact::system_stats s = system.stats();
+  CHECK(s.workers[1].messages_processed == 0);
+  // The first message's gulp, and one batch for all it sends.
+  CHECK(s.total.gulps - gulps_before == 1);
+  CHECK(tact::test::conservation_of(system));
+  a | tact::delete_msg;
   system.stop();
 }
