@@ -67,6 +67,21 @@
  * into the slot of a worker still running, so not woken, is the same
  * race with more steps).
  *
+ * With BUSY (and GOVERNOR), a behaviour of the last worker waits for the
+ * answer that the message carries (any batch run gives it): stood down,
+ * that worker cannot rest while it waits, and sleeps instead as
+ * pool_worker::wait_stood_down does (parked as waiting, not counted; its
+ * registration step wakes the worker covering it instead of registering
+ * on its own queue, and after that step it does not sleep if the count
+ * runs it again), until woken or answered. The observer then also fires
+ * while it waits, and the property also says that no worker waits so
+ * below the count. With NO_STOOD_DOWN_WAKE it does not wake the worker
+ * covering it: spin then finds the mail stranded (a post woke it through
+ * the registration it made before the count changed, and it went back to
+ * sleep). With NO_STOOD_DOWN_ABORT it does not look at the count after
+ * its registration step: with the count back up, spin finds it asleep
+ * below the count, its queue swept by nobody.
+ *
  * The quiescence count (quiescence::parked_) is a counter apart from the
  * states, and the observer also fires when it reads WORKERS, as
  * quiescence::reached does (it reads the count, never the states), and
@@ -107,6 +122,7 @@
 #define PARKING 1
 #define PARKED 2
 #define RESTING 3
+#define WAITING 4  /* stood down while a behaviour of its own waits (BUSY) */
 #ifndef CHANGES
 #define CHANGES 1
 #endif
@@ -122,9 +138,21 @@ bool postponed = false;  /* work kept for lack of memory waits */
 bool kept = false;       /* the keeper is done */
 byte count = WORKERS;   /* workers 0 .. count - 1 run (executor::active_workers) */
 bool changing = false;   /* a change of the count is in flight: the governor holds a pass */
+#ifdef BUSY
+bool waits = true;       /* a behaviour of the last worker waits, for the mail's answer */
+bool answered = false;   /* a worker ran a batch: the answer came */
+#endif
 
 /* a state the quiescence count counts */
 #define COUNTED(s) (s == PARKED || s == RESTING)
+
+/* work_queue::finish; with BUSY the batch carries the answer the last
+   worker's behaviour waits for */
+#ifdef BUSY
+#define FINISH(q) d_step { processing[q] = false; answered = true }
+#else
+#define FINISH(q) processing[q] = false
+#endif
 
 /* executor::covering */
 #define COVER(w) (w < count -> w : w % count)
@@ -252,7 +280,7 @@ sweep:
        :: else -> ok = false
     fi
   };
-  if :: ok -> processing[q] = false; goto sweep  /* the batch ran: work_queue::finish */
+  if :: ok -> FINISH(q); goto sweep  /* the batch ran: work_queue::finish */
      :: else -> skip
   fi;
 #ifdef GOVERNOR
@@ -269,7 +297,7 @@ sweep:
              :: else -> ok = false
           fi
         };
-        if :: ok -> processing[q] = false; goto sweep
+        if :: ok -> FINISH(q); goto sweep
            :: else -> skip
         fi
      :: else -> skip
@@ -368,8 +396,14 @@ end_parked:
   (state[me] == RUNNING);  /* the futex wait */
   goto sweep
 #ifdef GOVERNOR
-rest:  /* pool_worker::rest: parker::park, whose registration step wakes the
-          worker covering it instead of registering on queues */
+rest:
+#ifdef BUSY
+  if :: me == WORKERS - 1 && waits -> goto stood_down
+     :: else -> skip
+  fi;
+#endif
+  /* pool_worker::rest: parker::park, whose registration step wakes the
+     worker covering it instead of registering on queues */
   state[me] = PARKING;
 #ifndef NO_REST_WAKE
   c = COVER(me);
@@ -389,13 +423,45 @@ end_rested:
   (state[me] != RESTING);
   goto sweep
 #endif
+#ifdef BUSY
+stood_down:  /* pool_worker::wait_stood_down: runner::wait(nullptr, false),
+                parked waiting (not counted: the system is not quiescent),
+                its registration step wakes the worker covering it instead of
+                registering on its own queues, and it aborts once the count
+                runs it again */
+  state[me] = PARKING;
+#ifndef NO_STOOD_DOWN_WAKE
+  c = COVER(me);
+  if :: c != me -> wake(c)
+     :: else -> skip
+  fi;
+  c = 0;
+#endif
+#ifndef NO_STOOD_DOWN_ABORT
+  if :: me < count -> state[me] = RUNNING; goto sweep
+     :: else -> skip
+  fi;
+#endif
+  atomic { if :: state[me] == PARKING -> state[me] = WAITING; ok = true :: else -> ok = false fi };
+  if :: !ok -> goto sweep
+     :: else -> skip
+  fi;
+  /* woken (a post to a queue it registered on before it was stood down,
+     a change of the count), or the answer came: the behaviour resumes
+     and ends, and nothing of the worker waits any more */
+  if
+  :: state[me] != WAITING -> skip
+  :: atomic { state[me] == WAITING && answered -> state[me] = RUNNING; waits = false }
+  fi;
+  goto sweep
+#endif
 }
 
 /* Everything posted and woken, every worker parked (or resting): nothing
    may be left, neither mail nor postponed work, and no worker below the
    count rests. */
-#define STILL(w) (state[w] == PARKED || state[w] == RESTING)
-#define RESTS_RIGHTLY(w) (state[w] != RESTING || w >= count)
+#define STILL(w) (state[w] == PARKED || state[w] == RESTING || state[w] == WAITING)
+#define RESTS_RIGHTLY(w) ((state[w] != RESTING && state[w] != WAITING) || w >= count)
 #if WORKERS == 2
 #define ALL_PARKED (STILL(0) && STILL(1))
 #define RESTING_RIGHTLY (RESTS_RIGHTLY(0) && RESTS_RIGHTLY(1))

@@ -60,15 +60,19 @@ void pool_worker::loop() {
     if (idle_sweeps == 0 && owner().has_postponed()) [[unlikely]]
       worked = owner().retry_postponed();
     // Stood down by the governor: rests once no behaviour of its own waits
-    // (only it can run those). A conversation it runs, which always has
+    // (only it can run those), and meanwhile takes no new work (see
+    // wait_stood_down). A conversation it runs, which always has
     // its next claim pending, goes to the worker covering it: the claims
     // go back to their queues, where that worker's sweep finds them.
     // Without that, a worker that carries a conversation would never
     // rest, and the count the governor weighs would not be the one that
     // runs.
-    if (owner().resting(index()) && !busy()) [[unlikely]] {
+    if (owner().resting(index())) [[unlikely]] {
       release_claims();
-      rest();
+      if (busy())
+        wait_stood_down();
+      else
+        rest();
       idle_sweeps = 0;
       next_steal = first_try;
       continue;
@@ -360,6 +364,24 @@ void pool_worker::rest() {
     if (parker_.still(parker::resting)) owner().adapt_when_due(std::chrono::steady_clock::now());
   }
   counters.wakeups.add();
+}
+
+// Stood down by the governor while behaviours of its own wait (an ask,
+// a send to a full mailbox): only this worker can resume them, so it
+// cannot rest yet, but it takes no new work either. It runs those
+// behaviours as they become ready, and what their held queues have for
+// the actors of those queues (nobody else may run them meanwhile), and
+// sleeps between; no sweep, no claim, no steal: its own queues are the
+// covering worker's to sweep (see runner::wait). Once nothing of it
+// waits, it rests. It used to go on sweeping its queues while it could
+// not rest: a client muted by a full mailbox, as tx_counter's are, waits
+// again at its next send, so the worker kept running the clients, and
+// every epoch the governor weighed at one worker ran at two.
+void pool_worker::wait_stood_down() {
+  set_idle(false);
+  found_work();  // stood down, it takes no share
+  if (resume_ready() || drain_all_held() != 0) return;
+  wait(nullptr, false);
 }
 
 void pool_worker::wake() noexcept {

@@ -63,6 +63,7 @@ class pool_worker : public runner {
   bool sweep_one(work_queue& q);
   void park();
   void rest();
+  void wait_stood_down();
   void watch();
   void rescue_when_due();
 

@@ -527,7 +527,17 @@ class runner : public sleeper {
   // `also`, whose answer wakes this runner): sleeps until a post to a
   // queue it owns or holds, an answer to one of them, or the earliest
   // deadline, whichever comes first.
-  void wait(wake_condition* also = nullptr);
+  //
+  // `own_queues` false: a pool worker that the governor stood down (see
+  // pool_worker::wait_stood_down), whose queues the worker covering it
+  // sweeps and registers on. It registers on the queues it holds only,
+  // and in place of its own it wakes that worker, after its `parking`
+  // store, as pool_worker::rest does: a registration of its own made
+  // before the count changed may still sit on one of those queues, and
+  // the woken worker registers on it anew. It does not sleep once the
+  // count runs it again: the change's wake-up may have come before that
+  // store, and nobody else sweeps its queues then.
+  void wait(wake_condition* also = nullptr, bool own_queues = true);
 
  protected:
   // Only on this runner's thread, in its loop. On the native context: true

@@ -315,13 +315,16 @@ std::uint64_t runner::after_resume(work_queue& q, std::uint32_t index, void* tar
 // `parking`. Either our poll sees the claim, or the claim, and so the
 // exchange, come after our store: the exchange then finds us parking (our
 // commit to waiting fails) or waiting (it wakes the futex).
-void runner::wait(wake_condition* also) {
+void runner::wait(wake_condition* also, bool own_queues) {
   TACT_ASSERT(this_thread_runner == this, "a runner waits on its own thread");
   epochs_.abandon(index_);
   const auto now = std::chrono::steady_clock::now();
   auto earliest = std::chrono::steady_clock::time_point::max();
   const auto registered = [&] {
-    if (!register_as_waiter()) return false;
+    if (!own_queues)
+      owner_.wake_covering(index_);
+    else if (!register_as_waiter())
+      return false;
     if (suspends())
       for (const std::unique_ptr<held_queue>& h : suspensions_->held) {
         if (!h->queue->register_holder(this)) return false;
@@ -341,7 +344,10 @@ void runner::wait(wake_condition* also) {
       for (suspended_behaviour* b : suspensions_->suspended) look(*b->condition);
     return ready;
   };
-  if (!parker_.park(registered, due, parker::waiting)) return;
+  const auto abort = [&] {
+    return due() || (!own_queues && !owner_.resting(index_, std::memory_order_seq_cst));
+  };
+  if (!parker_.park(registered, abort, parker::waiting)) return;
   if ((suspends() && suspensions_->stash_starved) || owner_.has_postponed())
     earliest = std::min(earliest, now + defaults::memory_retry);
   if (earliest == std::chrono::steady_clock::time_point::max())

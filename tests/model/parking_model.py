@@ -4,18 +4,22 @@ stealing, with spin: exhaustively, for two workers.
 
   parking_model.py MODEL WORK_DIR
 
-Ten verifications, two at a time, each a complete search of the model's
-state space:
+Fourteen verifications, two at a time, each a complete search of the
+model's state space:
   * as implemented (SLOT_CHECK), against mail, with one message against
     work postponed for lack of memory, and with one message against the
-    governor standing a worker down (GOVERNOR), once and then back: no
-    error, no assertion violated, no invalid end state;
+    governor standing a worker down (GOVERNOR), once and then back, and
+    standing it down while a behaviour of it waits for that message's
+    answer (BUSY), once and then back: no error, no assertion violated,
+    no invalid end state;
   * without the registration's slot check, without a parking worker's
     look at the postponed flag, without a resting worker's wake-up of
     the worker covering it, without the covering registration's check
-    of the count, without the pass that a change of the count holds, and
+    of the count, without the pass that a change of the count holds,
     with a wake that takes the quiescence count back only after it has
-    moved the state to running:
+    moved the state to running, and without a stood-down waiting
+    worker's wake-up of the worker covering it or its look at the count
+    after its registration step:
     spin must find the lost wake-up each time, which shows
     that the model can see the races it is about.
 Exits 77 (skipped) when spin or a C compiler is missing (`./run setup`
@@ -59,9 +63,13 @@ def main(model, work):
     postponed = ["-DPOSTPONED", "-DMESSAGES=1"]
     governed = ["-DGOVERNOR", "-DMESSAGES=1"]
     changed_back = [*governed, "-DCHANGES=2"]
+    busy = [*governed, "-DBUSY"]
+    busy_back = [*changed_back, "-DBUSY"]
     implemented = [(name, ["-DSLOT_CHECK", *defines]) for name, defines in (
         ("mail", []), ("postponed work", postponed), ("a worker resting", governed),
-        ("a worker resting and running again", changed_back))]
+        ("a worker resting and running again", changed_back),
+        ("a worker stood down while a behaviour of it waits", busy),
+        ("a worker stood down while a behaviour of it waits, and running again", busy_back))]
     weakened = [
         ("the slot check", []),
         ("the postponed check", ["-DSLOT_CHECK", "-DNO_POSTPONED_CHECK", *postponed]),
@@ -71,7 +79,11 @@ def main(model, work):
         ("the pass held by a change of the count",
          ["-DSLOT_CHECK", "-DNO_CHANGE_PASS", *changed_back]),
         ("the count taken back before the state moves",
-         ["-DSLOT_CHECK", "-DWAKE_EXCHANGE_FIRST"])]
+         ["-DSLOT_CHECK", "-DWAKE_EXCHANGE_FIRST"]),
+        ("the stood-down waiting worker's wake-up",
+         ["-DSLOT_CHECK", "-DNO_STOOD_DOWN_WAKE", *busy]),
+        ("the stood-down waiting worker's look at the count",
+         ["-DSLOT_CHECK", "-DNO_STOOD_DOWN_ABORT", *busy_back])]
 
     # Two at a time (each search runs on one core): the longest, the last
     # implemented one, starts first and the others run beside it.
