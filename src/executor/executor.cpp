@@ -322,6 +322,18 @@ void post_to_mailbox(executor& ex, runner* self, std::uint32_t queue, void* targ
   ex.post_to_mailbox(self, queue, target, message, run);
 }
 
+void executor::post_share(runner& self, std::uint32_t queue, void* target, void* message,
+                          run_fn run) {
+  const work_queue::sleepers woken = queues_[queue].post(envelope{target, message, run});
+  self.counters.messages_sent.add();
+  woken.wake();
+}
+
+void post_share(executor& ex, runner& self, std::uint32_t queue, void* target, void* message,
+                run_fn run) {
+  ex.post_share(self, queue, target, message, run);
+}
+
 void executor::discard_late(std::uint32_t queue) noexcept {
   const std::uint32_t dropped = discard(queue);
   if (dropped == 0) return;

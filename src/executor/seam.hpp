@@ -84,6 +84,12 @@ inline runner* this_runner(const executor& ex) noexcept {
 void post_to_mailbox(executor& ex, runner* self, std::uint32_t queue, void* target, void* message,
                      run_fn run);
 
+// A share for a hungry worker, to `queue`, one of its (see
+// executor::post_share). Throws std::bad_alloc if the queue cannot grow;
+// nothing was sent then.
+void post_share(executor& ex, runner& self, std::uint32_t queue, void* target, void* message,
+                run_fn run);
+
 // Appends the envelope {target, message, run} to queue `queue` of `ex`.
 // `self`: this_runner(ex), which the caller usually has at hand. Throws
 // std::bad_alloc if the queue cannot grow; nothing was sent then. The

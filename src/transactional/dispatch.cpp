@@ -300,8 +300,10 @@ inline bool is_full(const cell& to) noexcept {
     return true;
   }
   try {
-    detail::post(w.owner(), &w, fed != runner::no_queue ? fed : place_here(w, first), &to, m,
-                 &deliver);
+    if (fed != runner::no_queue)
+      detail::post_share(w.owner(), w, fed, &to, m, &deliver);
+    else
+      detail::post(w.owner(), &w, place_here(w, first), &to, m, &deliver);
   } catch (const std::bad_alloc&) {
     return false;
   }
