@@ -84,21 +84,17 @@ struct wanderer : tact::actor {
   }
 };
 
-}  // namespace
-
-TEST_CASE("a worker running alone keeps every message's guarantees, waits included") {
-  const std::uint32_t workers = GENERATE(2u, 8u);
-  const std::uint64_t ask_every = GENERATE(0u, 97u);
-  INFO(workers << " workers, an ask every " << ask_every << " tokens");
-  // Epochs far longer than the test: the governor keeps the count set here.
-  tact::actor_system system{{.workers = workers, .adapt_every = std::chrono::hours{1}}};
-  tact::detail::executor_of(system).set_active(1);
-  for (std::uint32_t w = 1; w < workers; ++w)
-    while (!system.stats().load[w].resting) std::this_thread::yield();
-
-  // Wanderers on every queue (placed round robin from main), and an
-  // answerer; tokens wander among them at random.
-  const std::uint32_t queues = 16 * workers;
+// Two wanderers per queue of `system` and an answerer; `tokens` tokens
+// wander `hops` hops each among them, a behaviour asking the answerer
+// every `ask_every` tokens it handles (0: never), while two threads send
+// letters to every wanderer in turn. Once all is quiescent: every token
+// arrived, each wanderer's behaviours never overlapped and its letters
+// came in order, every message was handled once and every ask answered;
+// then `after(asked)`, with the number of asks made, before the actors
+// finish (once they have, it returns).
+template <class After>
+void wander(tact::actor_system& system, std::uint32_t queues, std::uint64_t ask_every,
+            std::uint64_t tokens, std::uint64_t hops, std::uint64_t per_sender, After&& after) {
   std::vector<std::unique_ptr<wanderer>> all;
   std::atomic<std::uint64_t> arrived{0};
   auto& oracle = system.spawn<answerer>();
@@ -109,18 +105,14 @@ TEST_CASE("a worker running alone keeps every message's guarantees, waits includ
     w->ask_every = ask_every;
     w->arrived = &arrived;
   }
-  const std::uint64_t tokens = 64;
-  const std::uint64_t hops = tact::test::scaled(20'000);
   std::vector<token> moving(tokens);
   for (std::uint64_t i = 0; i < tokens; ++i) {
     moving[i].id = i;
     moving[i].hops_left = hops;
-    moving[i].rng = 0x9e3779b97f4a7c15u * (i + 1);
+    moving[i].rng = tact::test::mix(tact::test::test_seed(), i);
     *all[i % all.size()] | moving[i];
   }
-  // Letters from threads meanwhile, to every wanderer in turn.
   constexpr std::uint64_t senders = 2;
-  const std::uint64_t per_sender = tact::test::scaled(4'000);
   std::vector<wanderer*> to;
   for (const auto& w : all) to.push_back(w.get());
   const auto letters = tact::test::letters_from_threads(to, senders, per_sender);
@@ -142,17 +134,39 @@ TEST_CASE("a worker running alone keeps every message's guarantees, waits includ
   CHECK(handled == tokens * (hops + 1));
   CHECK(answered == asked);
   CHECK(received == senders * per_sender);
-  const tact::system_stats s = system.stats();
-  // Only worker 0 ran; without waits, most hops joined the batch in hand:
-  // far fewer batches than messages. (A behaviour that waits holds every
-  // queue its batch took in until nothing waits, and the mail runs from
-  // the held queue meanwhile, a take per queue with mail.)
-  for (std::uint32_t w = 1; w < workers; ++w) CHECK(s.workers[w].messages_processed == 0);
-  if (ask_every == 0) CHECK(s.total.gulps * 4 < s.total.messages_processed);
-  CHECK(s.total.suspensions == asked);
   CHECK(tact::test::conservation_of(system));
+  after(asked);
   for (const auto& w : all) *w | tact::finished_msg;
   oracle | tact::delete_msg;
+  system.await_quiescence();  // before the wanderers go
+}
+
+}  // namespace
+
+TEST_CASE("a worker running alone keeps every message's guarantees, waits included") {
+  const std::uint32_t workers = GENERATE(2u, 8u);
+  const std::uint64_t ask_every = GENERATE(0u, 97u);
+  INFO(workers << " workers, an ask every " << ask_every << " tokens, seed "
+               << tact::test::test_seed());
+  // Epochs far longer than the test: the governor keeps the count set here.
+  tact::actor_system system{{.workers = workers, .adapt_every = std::chrono::hours{1}}};
+  tact::detail::executor_of(system).set_active(1);
+  for (std::uint32_t w = 1; w < workers; ++w)
+    while (!system.stats().load[w].resting) std::this_thread::yield();
+
+  // Wanderers on every queue (placed round robin from main).
+  wander(system, 16 * workers, ask_every, 64, tact::test::scaled(20'000), tact::test::scaled(4'000),
+         [&](std::uint64_t asked) {
+           const tact::system_stats s = system.stats();
+           // Only worker 0 ran; without waits, most hops joined the batch
+           // in hand: far fewer batches than messages. (A behaviour that
+           // waits holds every queue its batch took in until nothing
+           // waits, and the mail runs from the held queue meanwhile, a
+           // take per queue with mail.)
+           for (std::uint32_t w = 1; w < workers; ++w) CHECK(s.workers[w].messages_processed == 0);
+           if (ask_every == 0) CHECK(s.total.gulps * 4 < s.total.messages_processed);
+           CHECK(s.total.suspensions == asked);
+         });
   system.stop();
 }
 
@@ -166,72 +180,28 @@ TEST_CASE("workers stood down and brought back while behaviours wait keep every 
   INFO(workers << " workers, seed " << tact::test::test_seed());
   tact::actor_system system{{.workers = workers, .adapt_every = std::chrono::hours{1}}};
   tact::detail::executor& ex = tact::detail::executor_of(system);
-  const std::uint32_t queues = 16 * workers;
-  std::vector<std::unique_ptr<wanderer>> all;
-  std::atomic<std::uint64_t> arrived{0};
-  auto& oracle = system.spawn<answerer>();
-  constexpr std::uint64_t ask_every = 7;
-  for (std::uint32_t i = 0; i < 2 * queues; ++i) {
-    auto& w = all.emplace_back(std::make_unique<wanderer>());
-    w->all = &all;
-    w->oracle = &oracle;
-    w->ask_every = ask_every;
-    w->arrived = &arrived;
-  }
-  const std::uint64_t tokens = 32;
-  const std::uint64_t hops = tact::test::scaled(20'000);
-  std::atomic<bool> wandering{true};
+  std::atomic<bool> changing{true};
   std::uint64_t changes = 0;
   std::thread changer{[&] {
     std::uint64_t rng = tact::test::mix(tact::test::test_seed(), 17);
-    while (wandering.load()) {
+    while (changing.load()) {
       rng = tact::test::mix(rng, changes);
       ex.set_active(1 + static_cast<std::uint32_t>(rng % workers));
       ++changes;
       std::this_thread::sleep_for(std::chrono::microseconds{200});
     }
   }};
-  std::vector<token> moving(tokens);
-  for (std::uint64_t i = 0; i < tokens; ++i) {
-    moving[i].id = i;
-    moving[i].hops_left = hops;
-    moving[i].rng = tact::test::mix(tact::test::test_seed(), i);
-    *all[i % all.size()] | moving[i];
-  }
-  constexpr std::uint64_t senders = 2;
-  const std::uint64_t per_sender = tact::test::scaled(2'000);
-  std::vector<wanderer*> to;
-  for (const auto& w : all) to.push_back(w.get());
-  const auto letters = tact::test::letters_from_threads(to, senders, per_sender);
-  REQUIRE(tact::test::eventually([&] { return arrived.load() == tokens; }));
-  wandering.store(false);
-  changer.join();
-  system.await_quiescence();
-
-  INFO(changes << " changes of the count");
-  CHECK(changes > 1);
-  std::uint64_t handled = 0;
-  std::uint64_t asked = 0;
-  std::uint64_t answered = 0;
-  std::uint64_t received = 0;
-  for (const auto& w : all) {
-    handled += w->handled;
-    asked += w->handled / ask_every;
-    answered += w->answered;
-    received += w->letters.received();
-    CHECK(w->overlaps == 0);
-    CHECK(w->letters.clean());
-  }
-  CHECK(handled == tokens * (hops + 1));
-  CHECK(answered == asked);
-  CHECK(received == senders * per_sender);
-  CHECK(tact::test::conservation_of(system));
-  // Nothing waits now: stood down, every other worker rests.
-  ex.set_active(1);
-  for (std::uint32_t w = 1; w < workers; ++w)
-    CHECK(tact::test::eventually([&] { return system.stats().load[w].resting; }));
-  for (const auto& w : all) *w | tact::finished_msg;
-  oracle | tact::delete_msg;
+  wander(system, 16 * workers, 7, 32, tact::test::scaled(20'000), tact::test::scaled(2'000),
+         [&](std::uint64_t) {
+           changing.store(false);
+           changer.join();
+           INFO(changes << " changes of the count");
+           CHECK(changes > 1);
+           // Nothing waits now: stood down, every other worker rests.
+           ex.set_active(1);
+           for (std::uint32_t w = 1; w < workers; ++w)
+             CHECK(tact::test::eventually([&] { return system.stats().load[w].resting; }));
+         });
   system.stop();
 }
 
