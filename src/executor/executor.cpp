@@ -285,6 +285,13 @@ void executor::post_held(runner& self, std::uint32_t queue, const envelope* e, s
   queues_[queue].post_held(e, n, backup).wake();
 }
 
+void executor::post_now(runner& self, std::uint32_t queue, void* target, void* message,
+                        run_fn run) {
+  const work_queue::sleepers woken = queues_[queue].post(envelope{target, message, run});
+  self.counters.messages_sent.add();
+  woken.wake();
+}
+
 void executor::post_to_mailbox(runner* self, std::uint32_t queue, void* target, void* message,
                                run_fn run) {
   // Counted once queued: a post whose queue cannot grow throws, unsent.
@@ -295,25 +302,22 @@ void executor::post_to_mailbox(runner* self, std::uint32_t queue, void* target, 
       return;
     }
     if (self->hold_send(queue, target, message, run)) return;
+    return post_now(*self, queue, target, message, run);
   }
   const work_queue::sleepers woken = queues_[queue].post(envelope{target, message, run});
-  if (self != nullptr) {
-    self->counters.messages_sent.add();
-  } else {
-    foreign_.sent.fetch_add(1, std::memory_order_relaxed);
-    // A post from another thread may race stop(): one that found the
-    // receiver open (or the system not stopping) before the workers were
-    // joined, and queues after stop() discarded this queue, would stay
-    // queued for good. stop() sets discarding_ before it takes each
-    // queue's lock to discard it; we load it after releasing that lock
-    // from our post (both sequentially consistent). If we read false, our
-    // lock section came first and stop() finds the envelope; if true, we
-    // discard the queue ourselves (each envelope is taken out under its
-    // lock, so it goes once).
-    // No worker is left to wake.
-    if (discarding_.load(std::memory_order_seq_cst)) [[unlikely]]
-      return discard_late(queue);
-  }
+  foreign_.sent.fetch_add(1, std::memory_order_relaxed);
+  // A post from another thread may race stop(): one that found the
+  // receiver open (or the system not stopping) before the workers were
+  // joined, and queues after stop() discarded this queue, would stay
+  // queued for good. stop() sets discarding_ before it takes each
+  // queue's lock to discard it; we load it after releasing that lock
+  // from our post (both sequentially consistent). If we read false, our
+  // lock section came first and stop() finds the envelope; if true, we
+  // discard the queue ourselves (each envelope is taken out under its
+  // lock, so it goes once).
+  // No worker is left to wake.
+  if (discarding_.load(std::memory_order_seq_cst)) [[unlikely]]
+    return discard_late(queue);
   woken.wake();
 }
 
@@ -322,16 +326,9 @@ void post_to_mailbox(executor& ex, runner* self, std::uint32_t queue, void* targ
   ex.post_to_mailbox(self, queue, target, message, run);
 }
 
-void executor::post_share(runner& self, std::uint32_t queue, void* target, void* message,
-                          run_fn run) {
-  const work_queue::sleepers woken = queues_[queue].post(envelope{target, message, run});
-  self.counters.messages_sent.add();
-  woken.wake();
-}
-
 void post_share(executor& ex, runner& self, std::uint32_t queue, void* target, void* message,
                 run_fn run) {
-  ex.post_share(self, queue, target, message, run);
+  ex.post_now(self, queue, target, message, run);
 }
 
 void executor::discard_late(std::uint32_t queue) noexcept {

@@ -140,14 +140,15 @@ class executor {
   // whoever sleeps on it. `self`: this_runner(). The same-queue append is
   // the fast path (see post() in seam.hpp); this is everything else.
   void post_to_mailbox(runner* self, std::uint32_t queue, void* target, void* message, run_fn run);
-  // The same for a share of work handed to a hungry worker (see
-  // runner::hungry_queue), `queue` being one of its: into the mailbox at
-  // once, waking it, whatever the batch in hand. Neither claimed, which
-  // would bring the share back to the sender's worker and leave the
-  // hungry one fed with nothing until it runs something, nor held in the
-  // outbox until the batch ends. A share is a message that may run in
-  // any order, so overtaking the sender's held sends breaks nothing.
-  void post_share(runner& self, std::uint32_t queue, void* target, void* message, run_fn run);
+  // Its last step for a runner's send: into the mailbox at once, waking
+  // whoever sleeps on it, whatever the batch in hand (neither claimed nor
+  // held in the outbox). Also the whole path of a share of work handed to
+  // a hungry worker (see runner::hungry_queue), `queue` being one of its:
+  // claimed, the share came back to the sender's worker and left the
+  // hungry one fed with nothing until it ran something; held, it waited
+  // for the batch's end. A share is a message that may run in any order,
+  // so overtaking the sender's held sends breaks nothing.
+  void post_now(runner& self, std::uint32_t queue, void* target, void* message, run_fn run);
   // Appends e[0], ..., e[n - 1] to queue `queue` in one lock section and
   // wakes whoever sleeps on it: a runner's outbox (see runner::hold_send),
   // which cannot fail, with a chunk in `backup` for each envelope.

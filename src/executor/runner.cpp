@@ -494,7 +494,7 @@ bool runner::give_oldest(std::uint32_t queue) noexcept {
   const auto at = static_cast<std::uint32_t>(std::countr_zero(movable));
   const envelope e = stack_[at];
   try {
-    owner_.post_share(*this, queue, e.target, e.message, e.run);
+    owner_.post_now(*this, queue, e.target, e.message, e.run);
   } catch (const std::bad_alloc&) {
     return false;
   }

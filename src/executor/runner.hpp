@@ -258,7 +258,7 @@ class runner : public sleeper {
   }
   // Posts the oldest message on the stack that may run anywhere to
   // `queue` (a hungry worker's, see hungry_queue()), straight into its
-  // mailbox (executor::post_share), and takes it off the stack: in a tree unfolding depth first,
+  // mailbox (executor::post_now), and takes it off the stack: in a tree unfolding depth first,
   // the oldest waits for the largest subtree, the share worth handing over (as a thief takes from
   // the cold end of a work-stealing deque). False if there is none, or
   // the post could not get the memory; nothing changed then.

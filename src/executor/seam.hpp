@@ -85,7 +85,7 @@ void post_to_mailbox(executor& ex, runner* self, std::uint32_t queue, void* targ
                      run_fn run);
 
 // A share for a hungry worker, to `queue`, one of its (see
-// executor::post_share). Throws std::bad_alloc if the queue cannot grow;
+// executor::post_now). Throws std::bad_alloc if the queue cannot grow;
 // nothing was sent then.
 void post_share(executor& ex, runner& self, std::uint32_t queue, void* target, void* message,
                 run_fn run);
