@@ -2,8 +2,9 @@
 
 namespace tact::detail {
 
-epochs::epochs(std::uint32_t participants)
-    : participants_{participants, [](std::size_t) { return padded<participant>{}; }} {}
+epochs::epochs(std::uint32_t participants, std::size_t stalled_most)
+    : participants_{participants, [](std::size_t) { return padded<participant>{}; }},
+      stalled_most_{stalled_most} {}
 
 epochs::~epochs() { clear(); }
 
@@ -17,10 +18,11 @@ void epochs::limbo_list::append(limbo_list& other) noexcept {
   other.size = 0;
 }
 
-void epochs::limbo_list::free_safe(std::uint64_t now) noexcept {
+template <class Safe>
+void epochs::limbo_list::free_if(Safe safe) noexcept {
   retired_link** at = &first;
   while (retired_link* link = *at) {
-    if (now == everything || link->epoch + 2 <= now) {
+    if (safe(link)) {
       *at = link->next;  // read before free(), which ends the link
       --size;
       link->next = nullptr;
@@ -30,6 +32,10 @@ void epochs::limbo_list::free_safe(std::uint64_t now) noexcept {
     }
   }
   last = at;
+}
+
+void epochs::limbo_list::free_safe(std::uint64_t now) noexcept {
+  free_if([now](const retired_link* link) { return now == everything || link->epoch + 2 <= now; });
 }
 
 void epochs::clear() noexcept {
@@ -75,10 +81,26 @@ void epochs::collect_orphans(std::uint64_t now) noexcept {
   have_orphans_.store(orphans_.first != nullptr, std::memory_order_relaxed);
 }
 
+bool epochs::marked(const retired_link* link) const noexcept {
+  for (const participant& p : participants_)
+    if (p.in_use.load(std::memory_order_acquire) == link) return true;
+  return false;
+}
+
+// A stalled epoch (see epochs.hpp): every object of self's limbo was
+// unlinked before self retired it, so before the heavy fence; a reader
+// that could still use one has marked it by then, or will read again.
+void epochs::free_unmarked(participant& self) noexcept {
+  heavy_fence();
+  self.limbo.free_if([this](const retired_link* link) { return !marked(link); });
+}
+
 std::size_t epochs::collect(std::uint32_t p) noexcept {
   participant& self = participants_[p];
   const std::uint64_t now = advance();
   self.limbo.free_safe(now);
+  if (self.limbo.size >= stalled_most_ && can_fence_heavily_) [[unlikely]]
+    free_unmarked(self);
   collect_orphans(now);
   self.collect_at = self.limbo.size + collect_every;
   return self.limbo.size;

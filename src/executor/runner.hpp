@@ -472,6 +472,12 @@ class runner : public sleeper {
   // that others may retire (see epochs::pin); it stays pinned until the
   // batch in hand is done or its behaviour suspends.
   void pin() noexcept { epochs_.pin(index_); }
+  // Once pinned: load() (a shared pointer others may retire), marked as
+  // in use by this runner until its next protect() (see epochs::protect).
+  template <class Load>
+  auto protect(Load load) noexcept {
+    return epochs_.protect(index_, load);
+  }
   // Hands the object of `link` to the epochs: link->free(link) runs once
   // no runner may still hold it.
   void retire(retired_link* link) noexcept { epochs_.retire(index_, link); }

@@ -806,7 +806,7 @@ inline void finish(executor& ex, runner& w, transaction& tx, message* m, bool lo
         forward_home(ex, w, c, m))
       return;
     counted.retries.add();
-    running = behaviour_in(settled_slot(c));
+    running = w.protect([&c] { return behaviour_in(settled_slot(c)); });
     ran = run_handler(ex, tx, counted, *running, *m);
   }
   finish(ex, w, tx, m, true);
@@ -864,10 +864,12 @@ void deliver(void* target, void* msg) noexcept {
   if (c.serialized.load(std::memory_order_relaxed)) [[unlikely]]
     if (forwarded_home(ex, w, counted, c, m)) return;
   // Before the slot is read. Pinned already earlier in this batch: catches
-  // up with the epoch, since we hold no behaviour between dispatches.
+  // up with the epoch, since we hold no behaviour between dispatches. The
+  // behaviour is read through protect(), so that an epoch this runner
+  // stalls (descheduled in the middle of its batch) holds back only it.
   w.pin();
   transaction tx{&c, &message_access::target(*m), m};
-  behaviour_base* const running = behaviour_in(settled_slot(c));
+  behaviour_base* const running = w.protect([&c] { return behaviour_in(settled_slot(c)); });
   const outcome ran = run_handler(ex, tx, counted, *running, *m);
   if (ran != outcome::matched || tx.next != nullptr || tx.batch != nullptr) [[unlikely]] {
     deliver_rest(c, m, w, counted, tx, running, ran);

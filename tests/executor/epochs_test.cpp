@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include "executor/epochs.hpp"
@@ -117,4 +118,57 @@ TEST_CASE("what a parking participant abandons is freed by another one's collect
   e.unpin(1);
   e.collect(1);  // the other participant frees them
   CHECK(freed.size() == 300);
+}
+
+// A stalled epoch (epochs.hpp): a participant pinned for long, as a worker
+// descheduled in the middle of its batch is, holds back only the object it
+// marked with protect(), once the limbo is long.
+TEST_CASE("a participant stalled in its pin holds back only the object it marked") {
+  if (!tact::detail::can_fence_heavily()) {
+    WARN("the kernel gives no membarrier: the epochs wait for every pin, as before");
+    return;
+  }
+  freed.clear();
+  constexpr int count = 3000;
+  constexpr std::size_t stalled_most = 1000;
+  epochs e{2, stalled_most};
+  std::vector<object> objects;
+  objects.reserve(2 * count);
+  for (int i = 0; i < 2 * count; ++i) objects.emplace_back(i);
+  object* const running = &objects[7];
+  e.pin(1);
+  CHECK(e.protect(1, [&] { return running; }) == running);
+  e.pin(0);
+  for (int i = 0; i < count; ++i) {
+    e.retire(0, &objects[static_cast<std::size_t>(i)]);
+    CHECK(e.retired(0) < stalled_most + 64);  // the bound, and one collect's worth
+  }
+  e.collect(0);
+  CHECK(e.retired(0) < stalled_most);
+  CHECK(std::find(freed.begin(), freed.end(), 7) == freed.end());
+  CHECK(freed.size() + e.retired(0) == count);
+  // Its next dispatch marks another object: the first goes at the next
+  // stalled collect.
+  object* const next = &objects[count];
+  CHECK(e.protect(1, [&] { return next; }) == next);
+  for (int i = count + 1; i < 2 * count; ++i) e.retire(0, &objects[static_cast<std::size_t>(i)]);
+  e.collect(0);
+  CHECK(std::find(freed.begin(), freed.end(), 7) != freed.end());
+  CHECK(e.retired(0) < stalled_most);
+  e.unpin(0);
+  e.unpin(1);
+  CHECK(e.collect(0) == 0);
+}
+
+TEST_CASE("protect returns a pointer read twice in a row around its mark") {
+  epochs e{1};
+  object a{1};
+  object b{2};
+  // The pointer moves once between the first read and the second.
+  std::vector<object*> reads{&a, &b, &b};
+  std::size_t at = 0;
+  e.pin(0);
+  CHECK(e.protect(0, [&] { return reads[at++]; }) == &b);
+  CHECK(at == 3);
+  e.unpin(0);
 }

@@ -47,6 +47,13 @@ class model {
   void check(const char* name, search how) {
     entries_.push_back({name, how, {}, rl::test_result_success, &run<Suite>});
   }
+  // The suite with operations weakened as in mutant(), which must still
+  // hold: for where Relacy orders an operation more strongly than the
+  // hardware does.
+  template <class Suite>
+  void check(const char* name, search how, const char* function, std::memory_order order) {
+    entries_.push_back({name, how, {function, order}, rl::test_result_success, &run<Suite>});
+  }
   // A mutant of the engine: the same suite with the ordering of the atomic
   // operations called from `function` (a substring of its name) weakened to
   // `order`. Relacy must report a failure of the kind `expected` (a data

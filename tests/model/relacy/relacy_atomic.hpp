@@ -233,4 +233,13 @@ inline void model_yield(std::source_location at = std::source_location::current(
   rl::yield(1, model::info(at));
 }
 
+// Either half of an asymmetric fence (src/support/asymmetric_fence.hpp):
+// a sequentially consistent fence, which is what the pair stands for. A
+// mutant that weakens the caller to relaxed leaves the fence out.
+inline void model_fence(std::source_location at = std::source_location::current()) noexcept {
+  const rl::memory_order order =
+      model::relacy_order(std::memory_order_seq_cst, model::operation::read_modify_write, at);
+  if (order != rl::mo_relaxed) rl::atomic_thread_fence(order, model::info(at));
+}
+
 }  // namespace tact::detail
