@@ -188,7 +188,6 @@ class epochs {
   bool try_advance(std::uint64_t seen) noexcept;
   std::uint64_t advance() noexcept;
   void collect_orphans(std::uint64_t now) noexcept;
-  bool marked(const retired_link* link) const noexcept;
   void free_unmarked(participant& self) noexcept;
 
   atomic<std::uint64_t> global_{0};

@@ -160,6 +160,36 @@ TEST_CASE("a participant stalled in its pin holds back only the object it marked
   CHECK(e.collect(0) == 0);
 }
 
+// More marks than the stalled collect reads into its array (64): each
+// object then looks at every mark.
+TEST_CASE("with many participants marking, a stalled collect still keeps every marked object") {
+  if (!tact::detail::can_fence_heavily()) {
+    WARN("the kernel gives no membarrier: the epochs wait for every pin, as before");
+    return;
+  }
+  freed.clear();
+  constexpr std::uint32_t readers = 70;
+  constexpr int count = 200;
+  epochs e{readers + 1, 100};
+  std::vector<object> objects;
+  objects.reserve(count);
+  for (int i = 0; i < count; ++i) objects.emplace_back(i);
+  // Reader r marks object 2r: 70 marks, every other object up to 138.
+  for (std::uint32_t r = 0; r < readers; ++r) {
+    e.pin(r + 1);
+    object* const marked = &objects[2 * r];
+    CHECK(e.protect(r + 1, [&] { return marked; }) == marked);
+  }
+  e.pin(0);
+  for (object& o : objects) e.retire(0, &o);
+  e.collect(0);
+  CHECK(!freed.empty());  // the stalled collects ran
+  CHECK(freed.size() + e.retired(0) == count);
+  for (const int id : freed) CHECK((id % 2 == 1 || id >= 2 * static_cast<int>(readers)));
+  for (std::uint32_t r = 0; r <= readers; ++r) e.unpin(r);
+  CHECK(e.collect(0) == 0);
+}
+
 TEST_CASE("protect returns a pointer read twice in a row around its mark") {
   epochs e{1};
   object a{1};
