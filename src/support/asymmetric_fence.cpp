@@ -13,7 +13,7 @@ long membarrier(int command) noexcept { return ::syscall(__NR_membarrier, comman
 }  // namespace
 
 bool register_for_membarrier() noexcept {
-  // Registering twice is harmless; every epochs instance asks once.
+  // Once per process: a registration holds for the process's life.
   static const bool registered = [] {
     const long commands = membarrier(MEMBARRIER_CMD_QUERY);
     return commands >= 0 && (commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0 &&

@@ -23,6 +23,7 @@ namespace tact::detail {
 // In a model check both halves are sequentially consistent fences, which
 // is what the pair stands for.
 
+// The library's heavy half, behind can_fence_heavily() and heavy_fence().
 bool register_for_membarrier() noexcept;
 void membarrier_fence() noexcept;
 
