@@ -1,8 +1,5 @@
 #include "executor/epochs.hpp"
 
-#include <algorithm>
-#include <array>
-
 namespace tact::detail {
 
 epochs::epochs(std::uint32_t participants, std::size_t stalled_most)
@@ -86,35 +83,18 @@ void epochs::collect_orphans(std::uint64_t now) noexcept {
 
 // A stalled epoch (see epochs.hpp): every object of self's limbo was
 // unlinked before self retired it, so before the heavy fence; a reader
-// that could still use one has marked it by then, or will read again. So
-// the marks are read once, after the fence: one set later is of an object
-// whose second read came after the fence, which no object unlinked before
-// it passes. Up to `most` of them, read into an array that stays in the
-// cache while the limbo is walked; more than that (many sponsors' runners
-// marking), each object looks at every mark.
+// that could still use one has marked it by then, or will read again.
+// A mark read later than the fence is no less safe: a reader marks an
+// object unlinked before the fence only to see its second read fail.
 void epochs::free_unmarked(participant& self) noexcept {
   heavy_fence();
-  constexpr std::size_t most = 64;
-  std::array<const retired_link*, most> marks;
-  std::size_t count = 0;
-  for (const participant& p : participants_) {
-    // Acquire: what its reader did with an object before marking another
-    // happens before the free below.
-    const retired_link* const mark = p.in_use.load(std::memory_order_acquire);
-    if (mark == nullptr) continue;
-    if (count == most) {
-      self.limbo.free_if([this](const retired_link* link) {
-        for (const participant& q : participants_)
-          if (q.in_use.load(std::memory_order_acquire) == link) return false;
-        return true;
-      });
-      return;
-    }
-    marks[count++] = mark;
-  }
-  const auto end = marks.begin() + static_cast<std::ptrdiff_t>(count);
-  self.limbo.free_if(
-      [&](const retired_link* link) { return std::find(marks.begin(), end, link) == end; });
+  self.limbo.free_if([this](const retired_link* link) {
+    for (const participant& p : participants_)
+      // Acquire: what its reader did with this object before marking
+      // another happens before the free.
+      if (p.in_use.load(std::memory_order_acquire) == link) return false;
+    return true;
+  });
 }
 
 std::size_t epochs::collect(std::uint32_t p) noexcept {

@@ -742,6 +742,14 @@ inline void finish(executor& ex, runner& w, transaction& tx, message* m, bool lo
   }
 }
 
+// The behaviour a dispatch runs, read once no become is being committed
+// and marked as this runner's (runner::protect), so that an epoch this
+// runner stalls (descheduled in the middle of its batch) holds back only
+// it. @pre w is pinned.
+inline behaviour_base* running_behaviour(runner& w, const cell& c) noexcept {
+  return w.protect([&c] { return behaviour_in(settled_slot(c)); });
+}
+
 // Everything but deliver()'s common end, from the handler's first run on:
 // a throw (rolled back already), no handler matched, a become to commit,
 // on_commit actions, a lost race and its retries. `running` ran first and
@@ -806,7 +814,7 @@ inline void finish(executor& ex, runner& w, transaction& tx, message* m, bool lo
         forward_home(ex, w, c, m))
       return;
     counted.retries.add();
-    running = w.protect([&c] { return behaviour_in(settled_slot(c)); });
+    running = running_behaviour(w, c);
     ran = run_handler(ex, tx, counted, *running, *m);
   }
   finish(ex, w, tx, m, true);
@@ -864,12 +872,10 @@ void deliver(void* target, void* msg) noexcept {
   if (c.serialized.load(std::memory_order_relaxed)) [[unlikely]]
     if (forwarded_home(ex, w, counted, c, m)) return;
   // Before the slot is read. Pinned already earlier in this batch: catches
-  // up with the epoch, since we hold no behaviour between dispatches. The
-  // behaviour is read through protect(), so that an epoch this runner
-  // stalls (descheduled in the middle of its batch) holds back only it.
+  // up with the epoch, since we hold no behaviour between dispatches.
   w.pin();
   transaction tx{&c, &message_access::target(*m), m};
-  behaviour_base* const running = w.protect([&c] { return behaviour_in(settled_slot(c)); });
+  behaviour_base* const running = running_behaviour(w, c);
   const outcome ran = run_handler(ex, tx, counted, *running, *m);
   if (ran != outcome::matched || tx.next != nullptr || tx.batch != nullptr) [[unlikely]] {
     deliver_rest(c, m, w, counted, tx, running, ran);

@@ -160,8 +160,8 @@ TEST_CASE("a participant stalled in its pin holds back only the object it marked
   CHECK(e.collect(0) == 0);
 }
 
-// More marks than the stalled collect reads into its array (64): each
-// object then looks at every mark.
+// Many runners marking (a system with sponsors): every mark still keeps
+// its object.
 TEST_CASE("with many participants marking, a stalled collect still keeps every marked object") {
   if (!tact::detail::can_fence_heavily()) {
     WARN("the kernel gives no membarrier: the epochs wait for every pin, as before");
