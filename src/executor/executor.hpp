@@ -262,12 +262,13 @@ class executor {
   // runner::absorb_all). Not before the others rest: one that finishes
   // its last batch still sends to the queues it would take. Nor before
   // the governor has weighed `from` epochs (see epochs_weighed()): a
-  // worker that ran dry sets that past the next whole epoch (see
-  // runner::parked_dry), so that the count chosen for work that stopped
-  // does not take in the next work, often sent by another thread into a
-  // quiescent system, as one batch behind whichever of its behaviours
-  // runs first (see "Stuck runners" in docs/design.md). A count set by
-  // hand (set_active) holds from the start.
+  // worker that ran dry sets that past the first whole epoch after its
+  // next batch begins (see runner::parked_dry), so that the count chosen
+  // for work that stopped does not take in the next work, often sent by
+  // another thread into a quiescent system, as one batch behind
+  // whichever of its behaviours runs first (see "Stuck runners" in
+  // docs/design.md). A count set by hand (set_active) holds from the
+  // start.
   bool solo(std::uint32_t worker, std::uint64_t from) const noexcept {
     return worker == 0 && worker_count_ > 1 && active_workers() == 1 && others_rest() &&
            (epochs_weighed() >= from || adaptation_.by_hand.load(std::memory_order_relaxed));

@@ -238,6 +238,7 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
   std::uint32_t index = first_index;
   begin_batch(*q, index);
   solo_ = claims_on_ && owner_.solo(index_, solo_from_);
+  if (solo_from_ == ran_dry) solo_from_ = owner_.epochs_weighed() + 2;
   if (solo_) [[unlikely]] {
     absorb_all(*q);
     // The batch stands for those of every queue it took in, and its own
@@ -639,8 +640,12 @@ void runner::absorb_all(const work_queue& in_hand) noexcept {
   owner_.for_each_covered(index_, owner_.active_workers(), absorb);
 }
 
-// Two: the next epoch weighed began before now, the one after it after.
-void runner::parked_dry() noexcept { solo_from_ = owner_.epochs_weighed() + 2; }
+// Counted from the first batch after the park (see run_batch), not from
+// the park: the epochs weighed while this worker was parked, or woken but
+// not yet running (its thread preempted), weighed the other workers' work,
+// and a count lowered on them would otherwise make its first batch of the
+// new work a solo turn.
+void runner::parked_dry() noexcept { solo_from_ = ran_dry; }
 
 void runner::unkeep(std::uint32_t index) noexcept {
   const std::uint32_t at = kept_at_[index] - 1u;

@@ -579,7 +579,8 @@ class runner : public sleeper {
   void release_claims() noexcept;
   // This runner ran dry and parked: its turns run alone again (see
   // absorb_all()) only once the governor has weighed a whole epoch begun
-  // after now, and still runs it alone (see executor::solo).
+  // after its next batch began, and still runs it alone (see
+  // executor::solo). That batch is never a solo turn.
   void parked_dry() noexcept;
 
   // Leaves the epochs (pinned lazily by a transactional dispatch) at a point
@@ -839,7 +840,10 @@ class runner : public sleeper {
   const std::atomic<bool>* own_idle_ = nullptr;                // ... of which this one's
   const std::atomic<std::uint32_t>* hungry_workers_ = nullptr;  // executor::hungry_workers()
   const std::atomic<std::uint8_t>* own_hunger_ = nullptr;       // ... this one's state
-  std::uint64_t solo_from_ = 0;  // see parked_dry()
+  // The epochs weighed from which this runner's turns may run alone, or
+  // ran_dry until its first batch after a park (see parked_dry()).
+  static constexpr std::uint64_t ran_dry = ~std::uint64_t{0};
+  std::uint64_t solo_from_ = 0;
   // The stack (see can_stack()), top last; empty between batches.
   envelope stack_[defaults::stack_most];
 

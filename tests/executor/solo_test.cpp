@@ -8,13 +8,16 @@
 // Then scenes set on purpose: a claim such a batch makes is not handed
 // back while its actor runs, work sent to a quiescent system after the
 // governor stood workers down does not start as one worker's batch, a
-// batch run alone appends to its own queue as far as it merges, and a
-// worker stood down while a behaviour of it waits takes no new work.
+// batch run alone appends to its own queue as far as it merges, a
+// worker stood down while a behaviour of it waits takes no new work, and
+// a worker woken into new work runs its first turn as an ordinary batch
+// however late its thread runs.
 #include <catch2/catch.hpp>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -23,6 +26,7 @@
 
 #include "executor/executor.hpp"
 #include "support/invariants.hpp"
+#include "support/standing_thread.hpp"
 #include "support/test_support.hpp"
 
 namespace {
@@ -313,11 +317,16 @@ struct self_sender : tact::actor {
     // In the engine before, the second tick handed the queue back with
     // the letters, and worker 1 ran them now (the engine's check aborts).
     // Here they wait for this behaviour, which waits until worker 1 has
-    // parked since the ticks: it cannot while mail it may take waits in
-    // a queue it sweeps (parking registers only on empty queues).
+    // parked since the ticks, or is parked: it cannot park while mail it
+    // may take waits in a queue it sweeps (parking registers only on empty
+    // queues), and a hand-back would have woken it in the tick's send. It
+    // may have parked before the count below is read, and then stays
+    // parked: waiting for another park waited for the patience.
     const std::uint64_t parks = system->stats().workers[1].parks;
-    tact::test::eventually(
-        [&] { return letters_seen.load() != 0 || system->stats().workers[1].parks > parks; });
+    tact::test::eventually([&] {
+      const tact::system_stats now = system->stats();
+      return letters_seen.load() != 0 || now.workers[1].parks > parks || now.load[1].parked;
+    });
     leave();
     return Nodelete;
   }
@@ -583,3 +592,123 @@ TEST_CASE("a worker stood down while a behaviour of it waits runs no new work") 
   for (gate_asker* a : askers) *a | tact::delete_msg;
   system.stop();
 }
+
+namespace {
+
+struct note_thread : tact::message {};
+struct job : tact::message {};
+struct wait_for_jobs : tact::message {};
+
+// Notes the worker and the thread that run it.
+struct thread_noter : tact::actor {
+  std::atomic<pid_t> thread{0};
+  std::uint32_t worker = 0;
+  tact::allocation receive(note_thread&) {
+    worker = tact::detail::this_thread_runner->index();
+    thread.store(tact::test::standing_thread::this_thread_id(), std::memory_order_release);
+    return Nodelete;
+  }
+};
+
+// Message-bound work: sends itself its one message until told to stop.
+struct feeder : tact::actor {
+  std::atomic<bool> stop{false};
+  tact::allocation receive(hop& h) {
+    if (!stop.load(std::memory_order_relaxed)) *this | h;
+    return Nodelete;
+  }
+};
+
+struct job_counter : tact::actor {
+  std::atomic<std::uint64_t>* done = nullptr;
+  tact::allocation receive(job&) {
+    done->fetch_add(1, std::memory_order_release);
+    return Nodelete;
+  }
+};
+
+// Holds its worker until `until` jobs have run elsewhere.
+struct job_waiter : tact::actor {
+  const std::atomic<std::uint64_t>* done = nullptr;
+  std::uint64_t until = 0;
+  bool met = false;
+  tact::allocation receive(wait_for_jobs&) {
+    met = tact::test::eventually([this] { return done->load(std::memory_order_acquire) >= until; });
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+#if !defined(__SANITIZE_THREAD__)  // see standing_thread.hpp
+TEST_CASE("a worker woken into new work does not run its first turn alone even when it runs late") {
+  // Worker 0 parks, and its thread then stands still (as one the OS does
+  // not run) while worker 1 runs message-bound work, until the governor
+  // tries one worker: worker 1 rests, and worker 0 is woken but does not
+  // run. Mail then sent to worker 0's queues: a behaviour that waits until
+  // the other queues' jobs have run. Worker 0's first turn, once it runs,
+  // must not take those queues into the waiting behaviour's batch (a solo
+  // turn): the governor brings worker 1 back within an epoch, and worker 1
+  // must find them to take. The epochs that passed while worker 0 stood
+  // still weighed worker 1's work, not worker 0's: this took the jobs in,
+  // and the waiter waited for its patience.
+  tact::test::standing_thread standing;
+  constexpr std::uint32_t queues = 8;  // worker 0's slots: 0 to 3
+  tact::actor_system system{{.workers = 2, .queues = queues, .adapt_every = 20ms}};
+  tact::detail::executor& ex = tact::detail::executor_of(system);
+  const auto in_slot = [&](std::uint32_t slot) {
+    return tact::on_queue(ex.index_of(*ex.slot(slot).load()));
+  };
+  // Worker 0's thread: a noter on its queues tells, unless worker 1, idle,
+  // stole the noter's queue first (a thief may); then another tries.
+  std::vector<tact::actor*> spawned;
+  std::deque<note_thread> notes;  // each outlives its delivery
+  pid_t worker0 = 0;
+  for (int tries = 0; tries < 100 && worker0 == 0; ++tries) {
+    auto& noter = system.spawn_at<thread_noter>(in_slot(0));
+    spawned.push_back(&noter);
+    noter | notes.emplace_back();
+    while (noter.thread.load(std::memory_order_acquire) == 0) std::this_thread::yield();
+    if (noter.worker == 0) worker0 = noter.thread.load();
+  }
+  REQUIRE(worker0 != 0);
+
+  // The waiter and its jobs on worker 0's queues; the feeder on worker 1's.
+  std::atomic<std::uint64_t> done{0};
+  auto& waiter = system.spawn_at<job_waiter>(in_slot(0));
+  std::vector<job_counter*> counters;
+  for (std::uint32_t slot = 1; slot < queues / 2; ++slot) {
+    auto& c = system.spawn_at<job_counter>(in_slot(slot));
+    c.done = &done;
+    counters.push_back(&c);
+  }
+  auto& feed = system.spawn_at<feeder>(in_slot(queues - 1));
+  const std::uint64_t per_counter = 100;
+  waiter.done = &done;
+  waiter.until = per_counter * counters.size();
+
+  system.await_quiescence();  // worker 0 parked
+  standing.stop(worker0);
+  hop h;
+  feed | h;
+  // The governor's try of one worker (the work is message-bound).
+  while (!system.stats().load[1].resting) std::this_thread::yield();
+  feed.stop.store(true, std::memory_order_relaxed);
+  wait_for_jobs w;
+  waiter | w;
+  std::vector<job> jobs(per_counter * counters.size());
+  for (std::uint64_t i = 0; i < per_counter; ++i)
+    for (std::size_t c = 0; c < counters.size(); ++c) *counters[c] | jobs[i * counters.size() + c];
+  standing.release();
+  system.await_quiescence();
+
+  CHECK(waiter.met);
+  CHECK(done.load() == per_counter * counters.size());
+  CHECK(tact::test::conservation_of(system));
+  spawned.push_back(&waiter);
+  spawned.push_back(&feed);
+  for (job_counter* c : counters) spawned.push_back(c);
+  for (tact::actor* a : spawned) *a | tact::delete_msg;
+  system.stop();
+}
+#endif

@@ -11,13 +11,12 @@
 #include <thread>
 #include <vector>
 
-#include <csignal>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include <sys/types.h>
 
 #include <tact/tact.hpp>
 
 #include "executor/executor.hpp"
+#include "support/standing_thread.hpp"
 #include "support/test_support.hpp"
 
 namespace {
@@ -224,7 +223,7 @@ struct witness : tact::actor {
   std::vector<pid_t> threads;
   std::atomic<std::size_t> received{0};
   tact::allocation receive(ran&) {
-    threads.push_back(static_cast<pid_t>(syscall(SYS_gettid)));
+    threads.push_back(tact::test::standing_thread::this_thread_id());
     received.store(threads.size(), std::memory_order_release);
     return Nodelete;
   }
@@ -240,20 +239,10 @@ struct creator : tact::actor {
   tact::allocation receive(prepare&) {
     spare = std::make_unique<witness>();
     created = std::make_unique<witness>();
-    thread.store(static_cast<pid_t>(syscall(SYS_gettid)), std::memory_order_release);
+    thread.store(tact::test::standing_thread::this_thread_id(), std::memory_order_release);
     return Nodelete;
   }
 };
-
-// A thread sent SIGUSR1 stands still in the handler until released: to
-// the engine, a worker the OS does not run, as on a loaded machine.
-std::atomic<bool> holding{false};
-std::atomic<bool> held{false};
-extern "C" void stand_still(int) {
-  held.store(true);
-  while (holding.load()) {
-  }
-}
 
 // A system of two workers, one of which (worker 0, whose thread is
 // `stopped`) stands still in a signal handler between stop() and release(),
@@ -266,17 +255,13 @@ extern "C" void stand_still(int) {
 // worker back from a rest may find an empty sweep and steal the mail as
 // an idle worker does, before any rescue.
 struct stopped_worker {
-  struct sigaction before{};
+  tact::test::standing_thread standing;
   tact::actor_system system{{.workers = 2, .idle_yields = 200'000, .adapt_every = {}}};
   creator c;  // queue 0: worker 0's
   witness* w = nullptr;
   pid_t stopped = 0;
 
   stopped_worker() {
-    struct sigaction action{};
-    action.sa_handler = stand_still;
-    sigemptyset(&action.sa_mask);
-    REQUIRE(sigaction(SIGUSR1, &action, &before) == 0);
     prepare p;
     c | p;
     while (c.thread.load(std::memory_order_acquire) == 0) std::this_thread::yield();
@@ -284,21 +269,15 @@ struct stopped_worker {
     stopped = c.thread.load();
   }
   ~stopped_worker() {
-    holding = false;
+    standing.release();
     system.await_quiescence();
     c | tact::finished_msg;
     *w | tact::finished_msg;
     *c.spare | tact::finished_msg;
     system.stop();
-    sigaction(SIGUSR1, &before, nullptr);
   }
-  void stop() {
-    held = false;
-    holding = true;
-    REQUIRE(syscall(SYS_tgkill, getpid(), stopped, SIGUSR1) == 0);
-    while (!held) std::this_thread::yield();
-  }
-  void release() { holding = false; }
+  void stop() { standing.stop(stopped); }
+  void release() { standing.release(); }
   // Messages the witness received on another thread than the stopped one.
   std::ptrdiff_t ran_elsewhere() const {
     return std::count_if(w->threads.begin(), w->threads.end(), [&](pid_t t) { return t != stopped; });
@@ -313,7 +292,7 @@ struct thread_noter : tact::actor {
   std::atomic<pid_t> thread{0};
   tact::allocation receive(prepare&) {
     worker = tact::detail::this_thread_runner->index();
-    thread.store(static_cast<pid_t>(syscall(SYS_gettid)), std::memory_order_release);
+    thread.store(tact::test::standing_thread::this_thread_id(), std::memory_order_release);
     return Nodelete;
   }
 };
@@ -343,9 +322,7 @@ struct spinner : tact::actor {
 
 }  // namespace
 
-// ThreadSanitizer delivers a signal only at the thread's next intercepted
-// call, which an idle worker makes only when it parks: too late here.
-#if !defined(__SANITIZE_THREAD__)
+#if !defined(__SANITIZE_THREAD__)  // see standing_thread.hpp
 TEST_CASE("mail on a worker whose thread does not run is taken by an idle worker") {
   stopped_worker f;
   f.stop();
@@ -388,11 +365,7 @@ TEST_CASE("mail on a worker whose thread does not run is taken by a busy worker"
 // worker's mail is stranded behind worker 0 as its own would be, and is
 // rescued the same way.
 TEST_CASE("mail on a resting worker's queues is taken by a busy worker when their coverer stands still") {
-  struct sigaction before{};
-  struct sigaction action{};
-  action.sa_handler = stand_still;
-  sigemptyset(&action.sa_mask);
-  REQUIRE(sigaction(SIGUSR1, &action, &before) == 0);
+  tact::test::standing_thread standing;
   // Epochs far longer than the test: the governor keeps the count set here.
   tact::actor_system system{
       {.workers = 3, .idle_yields = 200'000, .adapt_every = std::chrono::hours{1}}};
@@ -415,10 +388,7 @@ TEST_CASE("mail on a resting worker's queues is taken by a busy worker when thei
   }
   REQUIRE(stopped != 0);
 
-  held = false;
-  holding = true;
-  REQUIRE(syscall(SYS_tgkill, getpid(), stopped, SIGUSR1) == 0);
-  while (!held) std::this_thread::yield();
+  standing.stop(stopped);
   auto& s = system.spawn_at<spinner>(tact::on_worker(1));
   const std::size_t count = 100;
   s.watched = &w;
@@ -429,7 +399,7 @@ TEST_CASE("mail on a resting worker's queues is taken by a busy worker when thei
   std::vector<ran> mail(count);
   for (ran& m : mail) w | m;
   while (!s.over.load(std::memory_order_acquire)) std::this_thread::yield();
-  holding = false;
+  standing.release();
   system.await_quiescence();
 
   CHECK(s.witness_done);
@@ -438,6 +408,5 @@ TEST_CASE("mail on a resting worker's queues is taken by a busy worker when thei
   spawned.push_back(&s);
   for (tact::actor* a : spawned) *a | tact::delete_msg;
   system.stop();
-  sigaction(SIGUSR1, &before, nullptr);
 }
 #endif

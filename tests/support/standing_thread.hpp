@@ -1,0 +1,66 @@
+#pragma once
+
+// A thread of the process made to stand still, to the engine a worker the
+// OS does not run (preempted, as on a loaded machine): sent SIGUSR1, it
+// stands in the signal handler until released. A worker parked in a
+// futex wait stands there too and, released, waits again: a wake-up that
+// came meanwhile then finds it woken but not yet running.
+//
+// ThreadSanitizer delivers a signal only at the thread's next intercepted
+// call, which an idle worker makes only when it parks: tests that need the
+// thread to stop at once are left out under it.
+
+#include <atomic>
+#include <thread>
+
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <csignal>
+
+#include <catch2/catch.hpp>
+
+namespace tact::test {
+
+namespace standing {
+inline std::atomic<bool> holding{false};
+inline std::atomic<bool> held{false};
+extern "C" inline void stand_still(int) {
+  held.store(true);
+  while (holding.load()) {
+  }
+}
+}  // namespace standing
+
+// Installs the handler for its lifetime; one at a time.
+class standing_thread {
+ public:
+  standing_thread() {
+    struct sigaction action {};
+    action.sa_handler = standing::stand_still;
+    sigemptyset(&action.sa_mask);
+    REQUIRE(sigaction(SIGUSR1, &action, &before_) == 0);
+  }
+  ~standing_thread() {
+    release();
+    sigaction(SIGUSR1, &before_, nullptr);
+  }
+  standing_thread(const standing_thread&) = delete;
+  standing_thread& operator=(const standing_thread&) = delete;
+
+  // Stops thread `tid` of this process; returns once it stands still.
+  void stop(pid_t tid) {
+    standing::held = false;
+    standing::holding = true;
+    REQUIRE(syscall(SYS_tgkill, getpid(), tid, SIGUSR1) == 0);
+    while (!standing::held) std::this_thread::yield();
+  }
+  void release() { standing::holding = false; }
+
+  static pid_t this_thread_id() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+ private:
+  struct sigaction before_ {};
+};
+
+}  // namespace tact::test
