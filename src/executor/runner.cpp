@@ -238,6 +238,8 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
   std::uint32_t index = first_index;
   begin_batch(*q, index);
   solo_ = claims_on_ && owner_.solo(index_, solo_from_);
+  // The first batch after a park: two epochs on, the first whole one
+  // begun after this batch (see parked_dry()).
   if (solo_from_ == ran_dry) solo_from_ = owner_.epochs_weighed() + 2;
   if (solo_) [[unlikely]] {
     absorb_all(*q);

@@ -649,9 +649,10 @@ TEST_CASE("a worker woken into new work does not run its first turn alone even w
   // the other queues' jobs have run. Worker 0's first turn, once it runs,
   // must not take those queues into the waiting behaviour's batch (a solo
   // turn): the governor brings worker 1 back within an epoch, and worker 1
-  // must find them to take. The epochs that passed while worker 0 stood
-  // still weighed worker 1's work, not worker 0's: this took the jobs in,
-  // and the waiter waited for its patience.
+  // must find them to take. On the engine before, the epochs weighed while
+  // worker 0 stood still (worker 1's work) counted towards its solo turns:
+  // its first turn took the jobs in, and the waiter waited out its
+  // patience.
   tact::test::standing_thread standing;
   constexpr std::uint32_t queues = 8;  // worker 0's slots: 0 to 3
   tact::actor_system system{{.workers = 2, .queues = queues, .adapt_every = 20ms}};
