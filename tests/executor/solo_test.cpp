@@ -17,7 +17,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -595,20 +594,8 @@ TEST_CASE("a worker stood down while a behaviour of it waits runs no new work") 
 
 namespace {
 
-struct note_thread : tact::message {};
 struct job : tact::message {};
 struct wait_for_jobs : tact::message {};
-
-// Notes the worker and the thread that run it.
-struct thread_noter : tact::actor {
-  std::atomic<pid_t> thread{0};
-  std::uint32_t worker = 0;
-  tact::allocation receive(note_thread&) {
-    worker = tact::detail::this_thread_runner->index();
-    thread.store(tact::test::standing_thread::this_thread_id(), std::memory_order_release);
-    return Nodelete;
-  }
-};
 
 // Message-bound work: sends itself its one message until told to stop.
 struct feeder : tact::actor {
@@ -660,19 +647,9 @@ TEST_CASE("a worker woken into new work does not run its first turn alone even w
   const auto in_slot = [&](std::uint32_t slot) {
     return tact::on_queue(ex.index_of(*ex.slot(slot).load()));
   };
-  // Worker 0's thread: a noter on its queues tells, unless worker 1, idle,
-  // stole the noter's queue first (a thief may); then another tries.
   std::vector<tact::actor*> spawned;
-  std::deque<note_thread> notes;  // each outlives its delivery
-  pid_t worker0 = 0;
-  for (int tries = 0; tries < 100 && worker0 == 0; ++tries) {
-    auto& noter = system.spawn_at<thread_noter>(in_slot(0));
-    spawned.push_back(&noter);
-    noter | notes.emplace_back();
-    while (noter.thread.load(std::memory_order_acquire) == 0) std::this_thread::yield();
-    if (noter.worker == 0) worker0 = noter.thread.load();
-  }
-  REQUIRE(worker0 != 0);
+  const pid_t worker0 = tact::test::thread_of_worker(
+      system, 0, [&] { return in_slot(0); }, spawned);
 
   // The waiter and its jobs on worker 0's queues; the feeder on worker 1's.
   std::atomic<std::uint64_t> done{0};

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -286,17 +285,6 @@ struct stopped_worker {
 
 struct spin : tact::message {};
 
-// Notes the thread of the worker that runs it, and that worker's index.
-struct thread_noter : tact::actor {
-  std::uint32_t worker = 0;
-  std::atomic<pid_t> thread{0};
-  tact::allocation receive(prepare&) {
-    worker = tact::detail::this_thread_runner->index();
-    thread.store(tact::test::standing_thread::this_thread_id(), std::memory_order_release);
-    return Nodelete;
-  }
-};
-
 // Keeps its worker busy, one message to itself after another, until the
 // witness has all its mail or `most` messages have run: its worker never
 // has an empty sweep, so it never steals as an idle worker does.
@@ -372,21 +360,10 @@ TEST_CASE("mail on a resting worker's queues is taken by a busy worker when thei
   auto& w = system.spawn_at<witness>(tact::on_worker(2));
   tact::detail::executor_of(system).set_active(2);
   while (!system.stats().load[2].resting) std::this_thread::yield();
-  // Worker 0 covers worker 2 now: its thread is the one to stop. A noter
-  // placed on worker 0 finds it, unless worker 1, idle, steals the noter's
-  // queue before worker 0 gulps it (a thief may); then another noter
-  // tries, a bounded number of times.
+  // Worker 0 covers worker 2 now: its thread is the one to stop.
   std::vector<tact::actor*> spawned{&w};
-  std::deque<prepare> preparations;  // each outlives its delivery
-  pid_t stopped = 0;
-  for (int tries = 0; tries < 100 && stopped == 0; ++tries) {
-    auto& noter = system.spawn_at<thread_noter>(tact::on_worker(0));
-    spawned.push_back(&noter);
-    noter | preparations.emplace_back();
-    while (noter.thread.load(std::memory_order_acquire) == 0) std::this_thread::yield();
-    if (noter.worker == 0) stopped = noter.thread.load();
-  }
-  REQUIRE(stopped != 0);
+  const pid_t stopped = tact::test::thread_of_worker(
+      system, 0, [] { return tact::on_worker(0); }, spawned);
 
   standing.stop(stopped);
   auto& s = system.spawn_at<spinner>(tact::on_worker(1));

@@ -1,8 +1,8 @@
 #pragma once
 
-// A thread of the process made to stand still, to the engine a worker the
-// OS does not run (preempted, as on a loaded machine): sent SIGUSR1, it
-// stands in the signal handler until released. A worker parked in a
+// A worker's thread found (thread_of_worker), and a thread of the process
+// made to stand still, to the engine a worker the OS does not run (preempted, as on a loaded
+// machine): sent SIGUSR1, it stands in the signal handler until released. A worker parked in a
 // futex wait stands there too and, released, waits again: a wake-up that
 // came meanwhile then finds it woken but not yet running.
 //
@@ -11,7 +11,9 @@
 // thread to stop at once are left out under it.
 
 #include <atomic>
+#include <cstdint>
 #include <thread>
+#include <vector>
 
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -19,6 +21,10 @@
 #include <csignal>
 
 #include <catch2/catch.hpp>
+
+#include <tact/tact.hpp>
+
+#include "executor/runner.hpp"
 
 namespace tact::test {
 
@@ -62,5 +68,36 @@ class standing_thread {
  private:
   struct sigaction before_ {};
 };
+
+// Notes the pool worker, and the thread, that run its one message.
+struct thread_noter : tact::actor {
+  struct note : tact::message {};
+  note asked;  // its message, which lives as long as it does
+  std::atomic<pid_t> thread{0};
+  std::uint32_t worker = 0;
+  tact::allocation receive(note&) {
+    worker = tact::detail::this_thread_runner->index();
+    thread.store(standing_thread::this_thread_id(), std::memory_order_release);
+    return Nodelete;
+  }
+};
+
+// The thread of pool worker `worker`: a noter placed by `where()` on one
+// of its queues tells, unless an idle thief took the noter's queue before
+// that worker gulped it (a thief may); then another noter tries, up to
+// 100. The noters join `spawned`, for the caller to finish.
+template <class Where>
+pid_t thread_of_worker(tact::actor_system& system, std::uint32_t worker, Where&& where,
+                       std::vector<tact::actor*>& spawned) {
+  for (int tries = 0; tries < 100; ++tries) {
+    auto& noter = system.spawn_at<thread_noter>(where());
+    spawned.push_back(&noter);
+    noter | noter.asked;
+    while (noter.thread.load(std::memory_order_acquire) == 0) std::this_thread::yield();
+    if (noter.worker == worker) return noter.thread.load();
+  }
+  FAIL("no noter ran on worker " << worker);
+  return 0;
+}
 
 }  // namespace tact::test
