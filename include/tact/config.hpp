@@ -52,7 +52,9 @@ struct system_config {
   // See docs/flow_control.md.
   std::uint32_t mailbox_bound = 0;
 
-  // Idle sweeps spun, then yielded, before a worker parks.
+  // Idle sweeps spun, then yielded, before a worker parks: the most it
+  // spins, as each worker spins only as long as its spins catch work
+  // (docs/configuration.md); the yields follow a whole spin only.
   std::uint32_t idle_spins = defaults::idle_spins;
   std::uint32_t idle_yields = defaults::idle_yields;
 

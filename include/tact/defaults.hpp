@@ -97,7 +97,9 @@ inline constexpr std::uint32_t merge_reading_reach = 4 * claim_joins;
 inline constexpr std::uint32_t solo_batch_most = 4096;
 
 // Empty sweeps over its queues a worker spins (with a pause instruction)
-// and then yields, before it parks until a send wakes it.
+// and then yields, before it parks until a send wakes it: the most it
+// spins, for each worker learns how much of it pays (docs/design.md, "How
+// long an idle worker spins"), and it yields only after a whole spin.
 inline constexpr std::uint32_t idle_spins = 2000;
 inline constexpr std::uint32_t idle_yields = 16;
 // Empty sweeps after which an idle worker is hungry: it gets the oldest

@@ -8,6 +8,7 @@
 #include <tact/defaults.hpp>
 
 #include "executor/executor.hpp"
+#include "executor/idle_spin.hpp"
 #include "support/cpu_relax.hpp"
 
 namespace tact::detail {
@@ -37,8 +38,7 @@ void pool_worker::fiber_loop(runner& self) { static_cast<pool_worker&>(self).loo
 // The loop of every context of the worker (see fiber_pool): only the
 // native context sees the executor stop.
 void pool_worker::loop() {
-  const std::uint64_t spins = owner().config().idle_spins;
-  const std::uint64_t park_after = spins + owner().config().idle_yields;
+  idle_spin spin{owner().config().idle_spins, owner().config().idle_yields};
   std::uint64_t idle_sweeps = 0;
   std::uint64_t steal_gap = defaults::steal_after;
   // When, in empty sweeps after work, the first attempt comes: steal_gap,
@@ -81,6 +81,7 @@ void pool_worker::loop() {
       // Back here once this context is needed again (or must end): from
       // the top, which checks for that.
       if (resume_ready()) {
+        if (idle_sweeps > 0) spin.caught(idle_sweeps);
         idle_sweeps = 0;
         next_steal = first_try;
         continue;
@@ -90,6 +91,7 @@ void pool_worker::loop() {
     if (sweep() || worked || has_claims()) {
       set_idle(false);
       found_work();
+      if (idle_sweeps > 0) spin.caught(idle_sweeps);
       idle_sweeps = 0;
       next_steal = first_try;
       if (stealing_) rescue_when_due();
@@ -115,7 +117,13 @@ void pool_worker::loop() {
     // (preempted), and then the mail that the stolen work sends back to
     // it is stranded too. A chain of actors crossing to a preempted worker
     // would otherwise wait out the gap at every crossing.
-    if (stealing_ && idle_sweeps == next_steal) {
+    //
+    // A spin shorter than the gap (see idle_spin) ends before the attempt
+    // is due: the worker then tries once before it parks, so that every
+    // stretch that parks has looked at the others first.
+    const bool spinning = spin.spins(idle_sweeps);
+    const bool parking = !spinning && !spin.yields(idle_sweeps);
+    if (stealing_ && (idle_sweeps == next_steal || (parking && next_steal > idle_sweeps))) {
       if (thief_.steal()) {
         steal_gap = defaults::steal_after;
         first_try = 1;
@@ -126,15 +134,16 @@ void pool_worker::loop() {
       first_try = steal_gap;
       next_steal = idle_sweeps + steal_gap;
     }
-    if (idle_sweeps <= spins) {
+    if (spinning) {
       cpu_relax();
-    } else if (idle_sweeps <= park_after) {
+    } else if (!parking) {
       std::this_thread::yield();
     } else {
       if (busy())
         wait();
       else
         park();
+      spin.parked();
       idle_sweeps = 0;
       next_steal = first_try;
     }
