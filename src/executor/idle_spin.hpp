@@ -14,7 +14,8 @@ namespace tact::detail {
 // fewer processors than threads that want one, that processor is often
 // the one the thread that makes the next work (a network thread, a client,
 // another process) is waiting for: a round trip to another process took
-// 1.2x as long with the full spin as with 128 sweeps (docs/performance.md,
+// 1.3x as long at two workers with the full spin as with 128 sweeps
+// (docs/performance.md,
 // "An idle spin as long as the gaps it catches"). So the budget follows
 // the gaps:
 //  * a stretch that ends in work after more than half the budget needed
@@ -32,8 +33,9 @@ namespace tact::detail {
 // to avoid.
 class idle_spin {
  public:
-  // The floor: a few times the sweeps after which an idle worker turns
-  // hungry and first tries to steal (defaults::hungry_after, steal_after).
+  // The floor: twice the sweeps after which an idle worker first tries to
+  // steal (defaults::steal_after), and far more than those after which it
+  // turns hungry (defaults::hungry_after).
   static constexpr std::uint64_t floor = 128;
   static constexpr std::uint32_t probe_every = 32;
 
