@@ -28,6 +28,16 @@ void park_past_probes(idle_spin& s, std::uint32_t& parks) {
   if (++parks % idle_spin::probe_every == 0) walk(s);
 }
 
+// Parks until the next stretch is a probe, which comes within
+// probe_every parks.
+void park_until_probe(idle_spin& s, std::uint64_t whole) {
+  for (std::uint32_t i = 0; i < idle_spin::probe_every; ++i) {
+    s.parked();
+    if (walk(s).spun == whole) return;
+  }
+  FAIL("no probe in " << idle_spin::probe_every << " parks");
+}
+
 }  // namespace
 
 TEST_CASE("an idle worker first spins the configured sweeps, then yields, then parks") {
@@ -85,7 +95,7 @@ TEST_CASE("work caught late in the spin doubles the budget past where it was cau
     CHECK(s.budget() == 2 * (idle_spin::floor - 3));
   }
   SECTION("a probe that catches past the budget raises it there, up to the configured spins") {
-    while (walk(s).spun != 2000) s.parked();
+    park_until_probe(s, 2000);
     s.caught(700);
     CHECK(s.budget() == 1400);
     CHECK(walk(s).spun == 1400);
@@ -93,7 +103,7 @@ TEST_CASE("work caught late in the spin doubles the budget past where it was cau
     CHECK(s.budget() == 2000);
   }
   SECTION("work found while yielding does not raise it") {
-    while (walk(s).spun != 2000) s.parked();
+    park_until_probe(s, 2000);
     s.caught(2000 + 5);
     CHECK(s.budget() == idle_spin::floor);
     CHECK(walk(s).spun == idle_spin::floor);
