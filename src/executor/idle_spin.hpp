@@ -15,9 +15,8 @@ namespace tact::detail {
 // the one the thread that makes the next work (a network thread, a client,
 // another process) is waiting for: a round trip to another process took
 // 1.3x as long at two workers with the full spin as with 128 sweeps
-// (docs/performance.md,
-// "An idle spin as long as the gaps it catches"). So the budget follows
-// the gaps:
+// (docs/performance.md, "An idle spin as long as the gaps it catches").
+// So the budget follows the gaps:
 //  * a stretch that ends in work after more than half the budget needed
 //    it: the budget goes to twice that stretch, up to the configured spins
 //    (system_config::idle_spins);

@@ -45,6 +45,12 @@ void pool_worker::loop() {
   // or 1 right after a steal that succeeded (see below).
   std::uint64_t first_try = steal_gap;
   std::uint64_t next_steal = first_try;
+  // An idle stretch ends in work: the spin learns how long it lasted.
+  const auto found = [&] {
+    if (idle_sweeps > 0) spin.caught(idle_sweeps);
+    idle_sweeps = 0;
+    next_steal = first_try;
+  };
   for (;;) {
     if (on_fiber()) [[unlikely]] {
       if (!fiber_turn()) return;
@@ -81,9 +87,7 @@ void pool_worker::loop() {
       // Back here once this context is needed again (or must end): from
       // the top, which checks for that.
       if (resume_ready()) {
-        if (idle_sweeps > 0) spin.caught(idle_sweeps);
-        idle_sweeps = 0;
-        next_steal = first_try;
+        found();
         continue;
       }
       worked = drain_all_held() > 0 || worked;
@@ -91,9 +95,7 @@ void pool_worker::loop() {
     if (sweep() || worked || has_claims()) {
       set_idle(false);
       found_work();
-      if (idle_sweeps > 0) spin.caught(idle_sweeps);
-      idle_sweeps = 0;
-      next_steal = first_try;
+      found();
       if (stealing_) rescue_when_due();
       continue;
     }
