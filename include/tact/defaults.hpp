@@ -176,9 +176,16 @@ inline constexpr std::size_t fiber_stack_minimum = 32 * 1024;
 // A transactional message whose become loses this many races in a row
 // (another invocation of the same actor committed first) switches its actor
 // to serialized: its messages then run one at a time, on its home queue.
-// Low enough that a hot actor stops burning retries quickly; high enough
-// that an actor which collides now and then keeps running in parallel.
-inline constexpr std::uint32_t collision_limit = 8;
+// Any limit bounds a message's retries; this one decides when running in
+// parallel stops paying. Races lost by chance seldom come 32 in a row (at
+// two workers, a message that loses half its races does so once in 2^32),
+// while a handler that is slow beside the other workers' commits loses
+// every race and reaches 32 within microseconds. At 8, tx_counter's
+// counter, serialized by a streak in its first milliseconds at two
+// workers, took 1.6 to 1.8 times its one-worker time; at 32 it stays
+// parallel and takes 1.06 to 1.09 (docs/performance.md, "A longer
+// collision limit").
+inline constexpr std::uint32_t collision_limit = 32;
 // The mailbox bound an actor gets once collisions serialize it: its
 // messages then all run on one worker, which senders on every other worker
 // can outrun, and a sender that commits to it full is muted as for a

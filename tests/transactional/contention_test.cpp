@@ -157,6 +157,68 @@ TEST_CASE("a become that loses the race is retried against the new behaviour") {
   CHECK(entered.load() == 3);  // two increments, one of them run twice
 }
 
+// The default collision limit, from the user's side: a message must lose
+// 32 races in a row before its actor is serialized; 31 leave it parallel.
+// Scripted: the `slow` message, in each of its first `losses` attempts,
+// waits inside its handler until one increment has committed since the
+// attempt began (after it read the behaviour), so its become loses the
+// race; its next attempt wins. This thread sends each increment only once
+// the slow message's attempt has begun, and one at a time, so the
+// increments run one after another on the other worker and never collide
+// with each other: the run has exactly `losses` collisions, all of one
+// message. Sends from this thread go round robin over the queues, so with
+// 128 of them none of the increments lands on the queue whose batch holds
+// the slow message (its worker is busy with it, and nobody else may take
+// that queue until the batch ends); those that land on the busy worker's
+// other queues are stolen. Once the actor is serialized (too early, if
+// the limit were lower) the increments queue behind the slow message on
+// its home queue, so the script stops there instead of waiting for them.
+TEST_CASE("an actor stays parallel until one message loses 32 races in a row") {
+  const std::uint32_t losses = GENERATE(31u, 32u);
+  tact::actor_system system{{.workers = 2, .queues = 128}};
+  struct slow {};
+  struct script {
+    tact::actor_system* system;
+    std::uint32_t losses;
+    std::atomic<std::uint32_t> attempts{0};
+    std::atomic<std::uint32_t> committed{0};
+    bool serialized() const { return system->stats().total.tx_serializations != 0; }
+  };
+  const auto s = std::make_shared<script>(&system, losses);
+  struct scripted {
+    std::shared_ptr<script> s;
+    tx::behaviour operator()(int n) const {
+      return {[*this, n](slow) {
+                const std::uint32_t seen = s->committed.load();
+                if (s->attempts.fetch_add(1) < s->losses)
+                  while (s->committed.load() == seen && !s->serialized()) std::this_thread::yield();
+                tx::become((*this)(n + 1));
+              },
+              [*this, n](increment) {
+                tx::become((*this)(n + 1));
+                tx::on_commit([s = s] { s->committed.fetch_add(1); });
+              },
+              [n](const tx::actor_ref& customer, get) { tx::send(customer, n); }};
+    }
+  };
+  const tx::actor_ref c = tx::spawn(system, scripted{s}(0));
+  tx::send(c, slow{});
+  std::uint32_t sent = 0;
+  while (sent < losses) {
+    while (s->attempts.load() != sent + 1 && !s->serialized()) std::this_thread::yield();
+    if (s->serialized()) break;
+    tx::send(c, increment{});
+    ++sent;
+    while (s->committed.load() != sent && !s->serialized()) std::this_thread::yield();
+  }
+  CHECK(value_of(system, c) == static_cast<int>(sent) + 1);
+  const tact::worker_stats total = system.stats().total;
+  INFO(total);
+  CHECK(total.tx_collisions == losses);
+  CHECK(s->attempts.load() == losses + 1);
+  CHECK(total.tx_serializations == (losses < 32 ? 0u : 1u));
+}
+
 // A commit is atomic to everyone: a message caused by one of its sends
 // (here a read of the counter prompted by the increment's own report) sees
 // the behaviour it installed, even when it runs on another worker while the

@@ -4,9 +4,9 @@
 // tx::become(counter(n + 1)). A parallel actor may run on every worker at
 // once, so with two or more workers the increments collide: a handler that
 // loses the become race runs again against the new count, and a message
-// that loses `collision_limit` races (system_config, default 8) switches
-// the counter to serialized for good, after which its messages are
-// forwarded to its home queue and its mailbox is bounded
+// that loses `collision_limit` races in a row (system_config, default 32)
+// switches the counter to serialized for good, after which its messages
+// are forwarded to its home queue and its mailbox is bounded
 // (system_config::collision_bound), so clients that outrun it are muted
 // (docs/transactional.md). This workload
 // measures what that costs next to CAF's counter, which simply runs one
