@@ -183,7 +183,7 @@ inline constexpr std::size_t fiber_stack_minimum = 32 * 1024;
 // every race and reaches 32 within microseconds. At 8, tx_counter's
 // counter, serialized by a streak in its first milliseconds at two
 // workers, took 1.6 to 1.8 times its one-worker time; at 32 it stays
-// parallel and takes 1.06 to 1.09 (docs/performance.md, "A longer
+// parallel and takes 1.05 to 1.09 (docs/performance.md, "A longer
 // collision limit").
 inline constexpr std::uint32_t collision_limit = 32;
 // The mailbox bound an actor gets once collisions serialize it: its
