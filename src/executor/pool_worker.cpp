@@ -45,8 +45,9 @@ void pool_worker::loop() {
   // or 1 right after a steal that succeeded (see below).
   std::uint64_t first_try = steal_gap;
   std::uint64_t next_steal = first_try;
-  // An idle stretch ends in work: the spin learns how long it lasted.
-  const auto found = [&] {
+  // An idle stretch ends in work: the spin learns how long it lasted, and
+  // the next stretch starts its steal schedule afresh.
+  const auto stretch_ends = [&] {
     if (idle_sweeps > 0) spin.caught(idle_sweeps);
     idle_sweeps = 0;
     next_steal = first_try;
@@ -87,7 +88,7 @@ void pool_worker::loop() {
       // Back here once this context is needed again (or must end): from
       // the top, which checks for that.
       if (resume_ready()) {
-        found();
+        stretch_ends();
         continue;
       }
       worked = drain_all_held() > 0 || worked;
@@ -95,7 +96,7 @@ void pool_worker::loop() {
     if (sweep() || worked || has_claims()) {
       set_idle(false);
       found_work();
-      found();
+      stretch_ends();
       if (stealing_) rescue_when_due();
       continue;
     }
