@@ -58,14 +58,11 @@ class governor {
   static constexpr std::uint32_t first_wait = 2;
   static constexpr std::uint32_t pairs = 2;
   static constexpr std::uint32_t arm_epochs = 2;
-  // The rate a try must beat, over the old count's: by more to run on
-  // fewer workers than to run on more. A wrong try kept costs the work its
-  // parallelism in the first case (several times slower, for work that
-  // shares out) until the next try of more workers, which needs little to
-  // win, and at worst what the old count cost in the other. At 1.25 a
-  // flood that ran 10% to 25% faster on one worker stayed on two: latency's
-  // took 1.26 to 1.40 times its one-worker time there.
-  static constexpr double gain_fewer = 1.10;
+  // The rate a try must beat, over the old count's: by much to run on
+  // fewer workers, by little to run on more. A wrong try kept costs the
+  // work its parallelism in the first case (several times slower, for work
+  // that shares out), and at worst what the old count cost in the other.
+  static constexpr double gain_fewer = 1.25;
   static constexpr double gain_more = 1.05;
   // A first pair of arms this far apart decides the try (see decisive()).
   static constexpr double decisive_gain = 2.0;

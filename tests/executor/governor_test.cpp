@@ -83,10 +83,10 @@ TEST_CASE("work that runs faster on more workers keeps them all") {
 
 TEST_CASE("fewer workers must gain much to be kept, more workers little") {
   governor g{2, 1ms};
-  // 8% faster on one worker: short of gain_fewer. Close counts decide
+  // 20% faster on one worker: short of gain_fewer. Close counts decide
   // nothing early: each try spends `pairs` arms at one worker, and the
   // tries come less and less often.
-  auto during = run(g, 4000, [](std::uint32_t a) { return a == 1 ? 10.8 : 10.0; });
+  auto during = run(g, 4000, [](std::uint32_t a) { return a == 1 ? 12.0 : 10.0; });
   CHECK(epochs_at(during, 2) * 1000 > during.size() * 985);
   // On one worker, and two are 10% faster: worth it.
   governor narrowed{2, 1ms};
@@ -94,16 +94,6 @@ TEST_CASE("fewer workers must gain much to be kept, more workers little") {
   REQUIRE(narrowed.active() == 1);
   during = run(narrowed, 2000, [](std::uint32_t a) { return a == 2 ? 11.0 : 10.0; });
   CHECK(epochs_at(during, 2) * 10 > during.size() * 9);
-}
-
-TEST_CASE("a flood 15% faster on one worker moves there") {
-  governor g{2, 1ms};
-  // A producer and its consumer on two cores, each message's lines crossing
-  // between them (latency's flood): 15% faster on one worker, too close for
-  // a first pair to decide, so the try runs its `pairs` arms.
-  const auto during = run(g, 4000, [](std::uint32_t a) { return a == 1 ? 11.5 : 10.0; });
-  CHECK(during.back() == 1);
-  CHECK(epochs_at(during, 1) * 100 > during.size() * 97);
 }
 
 TEST_CASE("a rate that drifts during a try weighs on both counts alike") {
