@@ -45,12 +45,18 @@ void pool_worker::loop() {
   // or 1 right after a steal that succeeded (see below).
   std::uint64_t first_try = steal_gap;
   std::uint64_t next_steal = first_try;
-  // An idle stretch ends in work: the spin learns how long it lasted, and
-  // the next stretch starts its steal schedule afresh.
-  const auto stretch_ends = [&] {
-    if (idle_sweeps > 0) spin.caught(idle_sweeps);
+  // A new idle stretch (after work, a rest or a park) counts its empty
+  // sweeps from zero and starts its steal schedule afresh.
+  const auto stretch_restarts = [&] {
     idle_sweeps = 0;
     next_steal = first_try;
+  };
+  // An idle stretch ends in work: the spin also learns how long it lasted
+  // (one that ends in a park tells it through spin.parked(), see
+  // idle_spin; a rest, ordered by the governor, tells it nothing).
+  const auto stretch_ends = [&] {
+    if (idle_sweeps > 0) spin.caught(idle_sweeps);
+    stretch_restarts();
   };
   for (;;) {
     if (on_fiber()) [[unlikely]] {
@@ -80,8 +86,7 @@ void pool_worker::loop() {
         wait_stood_down();
       else
         rest();
-      idle_sweeps = 0;
-      next_steal = first_try;
+      stretch_restarts();
       continue;
     }
     if (busy()) [[unlikely]] {
@@ -147,8 +152,7 @@ void pool_worker::loop() {
       else
         park();
       spin.parked();
-      idle_sweeps = 0;
-      next_steal = first_try;
+      stretch_restarts();
     }
   }
 }
