@@ -30,8 +30,10 @@ namespace tact::detail {
 // backlog, sent at one count and run at the next, would otherwise credit
 // whichever count followed it) and moves the work's lines between the
 // caches. It keeps the new count if its counted epochs' rate beat the
-// old's by `gain_fewer` (or `gain_more`), else goes back; a first pair
-// whose rates differ `decisive_gain` times decides at once, and so does a
+// old's by `gain_fewer` (`gain_fewer_steady` where both counts ran
+// `steady_messages` per epoch or more), or by `gain_more`, else goes
+// back; a first pair whose rates differ `decisive_gain` times decides at
+// once, and so does a
 // first epoch at the new count whose rate is `glaring_gain` times the
 // last epoch's at the old, or a `glaring_gain`th of it. Each failed try
 // doubles the hold, up to `hold_longest` epochs, so a steady workload
@@ -64,8 +66,12 @@ class governor {
   // that shares out), and at worst what the old count cost in the other.
   static constexpr double gain_fewer = 1.25;
   static constexpr double gain_more = 1.05;
+  // Fewer workers need less where the work is a steady stream of
+  // messages at both counts (see fewer_gain()).
+  static constexpr double gain_fewer_steady = 1.10;
+  static constexpr std::uint64_t steady_messages = 10'000;
   // A first pair of arms this far apart decides the try (see decisive()).
-  static constexpr double decisive_gain = 2.0;
+  static constexpr double decisive_gain = 1.5;
   // A try's first epoch this far from the epoch before the try decides it
   // (see glaring()).
   static constexpr double glaring_gain = 3.0;
@@ -115,7 +121,7 @@ class governor {
       active_ = step_ / arm_epochs % 2 == 0 ? to_ : from_;
       return active_;
     }
-    return end_try(at_to_.rate() > at_from_.rate() * (to_ < from_ ? gain_fewer : gain_more));
+    return end_try(at_to_.rate() > at_from_.rate() * (to_ < from_ ? fewer_gain() : gain_more));
   }
 
  private:
@@ -130,8 +136,11 @@ class governor {
 
   // After the first pair of arms: one count's rate is `decisive_gain`
   // times the other's, which no drift over the rest of the try could undo. The
-  // try ends there, and a workload whose counts differ much (big: 2.7
-  // times as fast on one worker) pays one arm at the worse count per try.
+  // try ends there, and a workload whose counts differ much pays one arm
+  // at the worse count per try: big's counted epochs at one worker run
+  // 1.6 to 1.7 times as many messages as at two, and at a bound of 2 each
+  // of its tries of two workers went on to the second pair, two arms at
+  // two.
   bool decisive() const noexcept {
     const double to = at_to_.rate();
     const double from = at_from_.rate();
@@ -165,14 +174,35 @@ class governor {
     return active_;
   }
 
+  // The gain a try of fewer workers must show. A conversation or a flood
+  // runs tens of thousands of messages or more in every epoch, at a rate
+  // that holds from one epoch to the next within a few percent, so a
+  // gain of 10% is there to see (a flood between two actors runs 10% to
+  // 25% faster on one worker than with each on its own core). Work that
+  // runs fewer is mostly other work (computations sending their results,
+  // a few thousand an epoch in bursts: nqueens), whose rate from one
+  // epoch to the next is noise at that scale; at 10% a try of one worker
+  // was kept on that noise, and the work lost its parallelism.
+  double fewer_gain() const noexcept {
+    return at_rate(at_to_.messages, at_to_.time, steady_messages) &&
+                   at_rate(at_from_.messages, at_from_.time, steady_messages)
+               ? gain_fewer_steady
+               : gain_fewer;
+  }
+
   // Enough messages to weigh, and at a rate that makes their cost matter
   // beside the cost of passing them between cores. An epoch that lasted
   // longer than meant (the workers were parked, or stuck) counts by its
   // rate.
   bool message_bound(std::uint64_t messages, std::chrono::nanoseconds elapsed) const noexcept {
-    return messages >= least_messages &&
-           static_cast<double>(messages) * static_cast<double>(epoch_.count()) >=
-               static_cast<double>(least_messages) * static_cast<double>(elapsed.count());
+    return messages >= least_messages && at_rate(messages, elapsed, least_messages);
+  }
+  // Whether `messages` in `elapsed` is at least `per_epoch` per epoch's
+  // length.
+  bool at_rate(std::uint64_t messages, std::chrono::nanoseconds elapsed,
+               std::uint64_t per_epoch) const noexcept {
+    return static_cast<double>(messages) * static_cast<double>(epoch_.count()) >=
+           static_cast<double>(per_epoch) * static_cast<double>(elapsed.count());
   }
   void settle(std::uint32_t hold) noexcept {
     hold_ = hold;

@@ -83,10 +83,12 @@ TEST_CASE("work that runs faster on more workers keeps them all") {
 
 TEST_CASE("fewer workers must gain much to be kept, more workers little") {
   governor g{2, 1ms};
-  // 20% faster on one worker: short of gain_fewer. Close counts decide
+  // A thousand or so messages an epoch (a computation's results), 20%
+  // faster on one worker: short of gain_fewer. Close counts decide
   // nothing early: each try spends `pairs` arms at one worker, and the
   // tries come less and less often.
-  auto during = run(g, 4000, [](std::uint32_t a) { return a == 1 ? 12.0 : 10.0; });
+  static_assert(1.2 * 1000 < governor::steady_messages);
+  auto during = run(g, 4000, [](std::uint32_t a) { return a == 1 ? 1.2 : 1.0; });
   CHECK(epochs_at(during, 2) * 1000 > during.size() * 985);
   // On one worker, and two are 10% faster: worth it.
   governor narrowed{2, 1ms};
@@ -94,6 +96,21 @@ TEST_CASE("fewer workers must gain much to be kept, more workers little") {
   REQUIRE(narrowed.active() == 1);
   during = run(narrowed, 2000, [](std::uint32_t a) { return a == 2 ? 11.0 : 10.0; });
   CHECK(epochs_at(during, 2) * 10 > during.size() * 9);
+}
+
+TEST_CASE("a steady stream of messages 15% faster on one worker moves there") {
+  // A flood between two actors: each message's lines cross between the
+  // caches at two workers (latency's flood, tx_counting_bounded).
+  governor g{2, 1ms};
+  static_assert(100.0 * 1000 >= governor::steady_messages);
+  auto during = run(g, 2000, [](std::uint32_t a) { return a == 1 ? 115.0 : 100.0; });
+  std::vector<std::uint32_t> later(during.begin() + 100, during.end());
+  CHECK(epochs_at(later, 1) * 100 > later.size() * 98);
+  // 5% is not enough.
+  governor close{2, 1ms};
+  during = run(close, 2000, [](std::uint32_t a) { return a == 1 ? 105.0 : 100.0; });
+  later.assign(during.begin() + 100, during.end());
+  CHECK(epochs_at(later, 2) * 100 > later.size() * 98);
 }
 
 TEST_CASE("a rate that drifts during a try weighs on both counts alike") {
@@ -173,21 +190,28 @@ TEST_CASE("a backlog run at one count does not credit it: an arm's first epoch i
 
 TEST_CASE("a first pair of arms far apart decides the try") {
   governor g{2, 1ms};
-  // 2.5 times as fast on one worker: short of glaring_gain, past
-  // decisive_gain; each try of two costs one arm.
-  run(g, 200, [](std::uint32_t a) { return a == 1 ? 25.0 : 10.0; });
+  // 1.6 times as fast on one worker, as big's counted epochs are: short
+  // of glaring_gain, past decisive_gain; each try of two costs one arm,
+  // and is followed by a hold at one, not by a second pair.
+  run(g, 200, [](std::uint32_t a) { return a == 1 ? 16.0 : 10.0; });
   REQUIRE(g.active() == 1);
-  const auto during = run(g, 2000, [](std::uint32_t a) { return a == 1 ? 25.0 : 10.0; });
+  const auto during = run(g, 2000, [](std::uint32_t a) { return a == 1 ? 16.0 : 10.0; });
   std::uint32_t longest_run_at_two = 0;
   std::uint32_t tries = 0;
-  for (std::uint32_t e = 0, run_at_two = 0; e < during.size(); ++e) {
+  std::uint32_t shortest_gap = ~0u;  // epochs at one between two runs at two
+  for (std::uint32_t e = 0, run_at_two = 0, gap = 0; e < during.size(); ++e) {
     run_at_two = during[e] == 2 ? run_at_two + 1 : 0;
-    tries += run_at_two == 1 ? 1 : 0;
+    if (run_at_two == 1) {
+      if (tries > 0) shortest_gap = std::min(shortest_gap, gap);
+      ++tries;
+    }
+    gap = during[e] == 1 ? gap + 1 : 0;
     longest_run_at_two = std::max(longest_run_at_two, run_at_two);
   }
   CHECK(longest_run_at_two == governor::arm_epochs);
-  REQUIRE(tries > 0);
+  REQUIRE(tries > 1);
   CHECK(epochs_at(during, 2) == tries * governor::arm_epochs);
+  CHECK(shortest_gap > governor::arm_epochs);
   // Close counts go on to the second pair: 20% apart, two arms at two.
   governor close{2, 1ms};
   run(close, 200, [](std::uint32_t a) { return a == 1 ? 60.0 : 10.0; });
