@@ -33,13 +33,13 @@ namespace tact::detail {
 // old's by `gain_fewer` (`gain_fewer_steady` where both counts ran
 // `steady_messages` per epoch or more), or by `gain_more`, else goes
 // back; a first pair whose rates differ `decisive_gain` times decides at
-// once, and so does a
-// first epoch at the new count whose rate is `glaring_gain` times the
-// last epoch's at the old, or a `glaring_gain`th of it. Each failed try
-// doubles the hold, up to `hold_longest` epochs, so a steady workload
-// pays for a try (one epoch at the worse count where the counts are far
-// apart, `pairs` arms where they are close) about once per
-// `hold_longest` epochs; a kept try starts again from `hold_first`. The
+// once, and so does a first epoch at the new count whose rate is
+// `glaring_gain` times the last epoch's at the old, or a
+// `glaring_gain`th of it. Each failed try doubles the hold, up to
+// `hold_longest` epochs, so a steady workload pays for a try (one epoch
+// at the worse count where the counts are far apart, `pairs` arms where
+// they are close) about once per `hold_longest` epochs; a kept try
+// starts again from `hold_first`. The
 // second message-bound epoch in a row, at the start or after a drop below
 // the message-bound rate, starts a try: a program that runs several times
 // faster on fewer workers would otherwise spend its first epochs, often a
@@ -176,13 +176,14 @@ class governor {
 
   // The gain a try of fewer workers must show. A conversation or a flood
   // runs tens of thousands of messages or more in every epoch, at a rate
-  // that holds from one epoch to the next within a few percent, so a
+  // that holds from one epoch to the next within several percent, so a
   // gain of 10% is there to see (a flood between two actors runs 10% to
   // 25% faster on one worker than with each on its own core). Work that
-  // runs fewer is mostly other work (computations sending their results,
-  // a few thousand an epoch in bursts: nqueens), whose rate from one
-  // epoch to the next is noise at that scale; at 10% a try of one worker
-  // was kept on that noise, and the work lost its parallelism.
+  // runs fewer is mostly other work (computations sending their results
+  // in bursts, a few hundred to a few thousand an epoch: nqueens), whose
+  // rate from one epoch to the next is noise at that scale; at 10% a try
+  // of one worker was kept on that noise, and the work lost its
+  // parallelism.
   double fewer_gain() const noexcept {
     return at_rate(at_to_.messages, at_to_.time, steady_messages) &&
                    at_rate(at_from_.messages, at_from_.time, steady_messages)
