@@ -37,11 +37,12 @@ namespace tact::detail {
 // `glaring_gain` times the last epoch's at the old, or a
 // `glaring_gain`th of it. Each failed try doubles the hold, up to
 // `hold_longest` epochs, so a steady workload pays for a try (one epoch
-// at the worse count where the counts are far apart, `pairs` arms where
-// they are close) about once per `hold_longest` epochs; a kept try
-// starts again from `hold_first`. The
-// second message-bound epoch in a row, at the start or after a drop below
-// the message-bound rate, starts a try: a program that runs several times
+// at the worse count where the counts are glaringly apart, one arm where
+// they are decisively apart, `pairs` arms where they are close) about
+// once per `hold_longest` epochs; a kept try starts again from
+// `hold_first`. The second message-bound epoch in a row, at the start or
+// after a drop below the message-bound rate, starts a try: a program that
+// runs several times
 // faster on fewer workers would otherwise spend its first epochs, often a
 // large part of a short run, at the slow count. Not the first: that one
 // began before the work did (the program's start-up, the phase before),
@@ -137,10 +138,8 @@ class governor {
   // After the first pair of arms: one count's rate is `decisive_gain`
   // times the other's, which no drift over the rest of the try could undo. The
   // try ends there, and a workload whose counts differ much pays one arm
-  // at the worse count per try: big's counted epochs at one worker run
-  // 1.6 to 1.7 times as many messages as at two, and at a bound of 2 each
-  // of its tries of two workers went on to the second pair, two arms at
-  // two.
+  // at the worse count per try (big's counted epochs at one worker run
+  // 1.6 to 1.7 times as many messages as at two).
   bool decisive() const noexcept {
     const double to = at_to_.rate();
     const double from = at_from_.rate();
