@@ -10,12 +10,16 @@ namespace tact::detail {
 
 // Storage for objects made and freed once per message (transactional
 // messages and behaviours, classic messages made by tact::send_new): a
-// per-thread cache of small blocks in front of operator new. Any thread may
-// free a block any thread allocated; it joins the freeing thread's cache,
-// which keeps at most block_keep_limit() blocks per size and gives a full
-// list to a depot shared by the threads (up to depot_block_limit(size)),
-// where a thread whose cache is empty takes one; what the depot has no
-// room for goes to the heap. Aligned as operator new(size) is.
+// per-thread cache of small blocks. Any thread may free a block any thread
+// allocated; it joins the freeing thread's cache, which keeps at most
+// block_keep_limit() blocks per size and gives a full list to a depot
+// shared by the threads (up to depot_block_limit(size)), where a thread
+// whose cache is empty takes one. New blocks are cut from chunks of
+// block_chunk_bytes(), back to back, one size per chunk (a 24-byte block
+// takes 24 bytes, where the heap takes 32); what the depot has no room for
+// goes back to its chunk, and a chunk whose blocks have all come back goes
+// back to the heap. Blocks over 256 bytes come from the heap. A block is
+// aligned for any type of its size whose alignment is ordinary.
 inline void* allocate_block(std::size_t size);
 inline void free_block(void* block, std::size_t size) noexcept;
 // For tests: how many blocks of `size` bytes the calling thread keeps for
@@ -28,6 +32,10 @@ TACT_API std::size_t block_keep_limit() noexcept;
 // for that size (0 where nothing is pooled).
 TACT_API std::size_t depot_blocks(std::size_t size) noexcept;
 TACT_API std::size_t depot_block_limit(std::size_t size) noexcept;
+// For tests: chunks held over all threads and sizes, and the size of one
+// (0 where nothing is pooled).
+TACT_API std::size_t block_chunks() noexcept;
+TACT_API std::size_t block_chunk_bytes() noexcept;
 
 // ---- the cache itself (block_pool.cpp); the common cases inline ----
 
