@@ -526,7 +526,7 @@ void executor::adapt_when_due(std::chrono::steady_clock::time_point now) noexcep
       work += r.counters.messages_processed.get() + r.counters.messages_sent.get();
     });
     const std::uint64_t messages = work >= a.work ? work - a.work : 0;
-    const std::uint32_t active = a.decide.decide(messages, now - a.since);
+    const std::uint32_t active = a.decide.decide(messages, now - a.since, take_sharing());
     a.work = work;
     a.since = now;
     a.weighed.store(a.weighed.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
@@ -536,7 +536,15 @@ void executor::adapt_when_due(std::chrono::steady_clock::time_point now) noexcep
   a.turn.store(false, std::memory_order_release);
 }
 
-// A count set by hand holds for solo turns from the start (see solo()).
+governor::sharing executor::take_sharing() noexcept {
+  const std::uint8_t seen = adaptation_.waiting.exchange(0, std::memory_order_relaxed);
+  return (seen & saw_two) != 0           ? governor::sharing::some
+         : (seen & saw_one_at_most) != 0 ? governor::sharing::none
+         : seen != 0                     ? governor::sharing::pending
+                                         : governor::sharing::unknown;
+}
+
+// A count set by hand holds for solo turns from the start (see past_mark()).
 void executor::set_active(std::uint32_t active) noexcept {
   adaptation_.by_hand.store(true, std::memory_order_relaxed);
   change_active(active);

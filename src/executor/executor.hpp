@@ -256,23 +256,39 @@ class executor {
                std::memory_order order = std::memory_order_relaxed) const noexcept {
     return worker >= active_workers(order);
   }
-  // Whether pool worker `worker` runs alone: the governor has stood every
-  // other worker down, and they all rest (a hint, as the count is). Its
-  // turns then take all the queues it sweeps into one batch (see
-  // runner::absorb_all). Not before the others rest: one that finishes
-  // its last batch still sends to the queues it would take. Nor before
-  // the governor has weighed `from` epochs (see epochs_weighed()): a
-  // worker that ran dry sets that past the first whole epoch after its
-  // next batch begins (see runner::parked_dry), so that the count chosen
-  // for work that stopped does not take in the next work, often sent by
-  // another thread into a quiescent system, as one batch behind
-  // whichever of its behaviours runs first (see "Stuck runners" in
-  // docs/design.md). A count set by hand (set_active) holds from the
-  // start.
-  bool solo(std::uint32_t worker, std::uint64_t from) const noexcept {
-    return worker == 0 && worker_count_ > 1 && active_workers() == 1 && others_rest() &&
-           (epochs_weighed() >= from || adaptation_.by_hand.load(std::memory_order_relaxed));
+  // Pool worker `worker` runs alone (a solo turn) where both hold.
+  // alone(): the governor has stood every other worker down, and they all
+  // rest (a hint, as the count is). Its turns then take all the queues it
+  // sweeps into one batch (see runner::absorb_all). Not before the others
+  // rest: one that finishes its last batch still sends to the queues it
+  // would take. past_mark(): the governor has weighed `from` epochs (see
+  // epochs_weighed()): a worker that ran dry sets that past the first
+  // whole epoch after its next batch begins (see runner::parked_dry), so
+  // that the count chosen for work that stopped does not take in the next
+  // work, often sent by another thread into a quiescent system, as one
+  // batch behind whichever of its behaviours runs first (see "Stuck
+  // runners" in docs/design.md). A count set by hand (set_active) holds
+  // from the start.
+  bool alone(std::uint32_t worker) const noexcept {
+    return worker == 0 && worker_count_ > 1 && active_workers() == 1 && others_rest();
   }
+  bool past_mark(std::uint64_t from) const noexcept {
+    return epochs_weighed() >= from || adaptation_.by_hand.load(std::memory_order_relaxed);
+  }
+  // A worker running alone found `waiting` messages waiting to run (at the
+  // start of its turn, and where its budget ran out): whether the work
+  // had anything to share, for the governor (see governor::sharing). A
+  // bit set at most twice an epoch, read and cleared at its end; a
+  // sample counted in the next epoch instead is harmless.
+  void note_waiting(std::uint32_t waiting) noexcept {
+    note_turn_alone(waiting >= 2 ? saw_two : saw_one_at_most);
+  }
+  // A worker the others left alone began a batch that is not a turn alone
+  // yet, for its mark (see past_mark()).
+  void note_not_yet_alone() noexcept { note_turn_alone(short_of_mark); }
+  // What the notes since the last call say (the governor's, at each epoch's
+  // end), and clears them.
+  governor::sharing take_sharing() noexcept;
   // How many epochs the governor has weighed so far (see adapt_when_due).
   std::uint64_t epochs_weighed() const noexcept {
     return adaptation_.weighed.load(std::memory_order_relaxed);
@@ -319,6 +335,15 @@ class executor {
   std::uint32_t discard(std::uint32_t index) noexcept;
 
  private:
+  // The bits of adaptation::waiting (see note_waiting).
+  static constexpr std::uint8_t saw_one_at_most = 1;
+  static constexpr std::uint8_t saw_two = 2;
+  static constexpr std::uint8_t short_of_mark = 4;
+  void note_turn_alone(std::uint8_t bit) noexcept {
+    std::atomic<std::uint8_t>& seen = adaptation_.waiting;
+    if ((seen.load(std::memory_order_relaxed) & bit) == 0)
+      seen.fetch_or(bit, std::memory_order_relaxed);
+  }
   // Counters for threads that run no runner: shared, so atomic RMW.
   struct foreign_counters {
     std::atomic<std::uint64_t> created{0};
@@ -398,9 +423,11 @@ class executor {
     std::atomic<std::int64_t> due{0};  // steady_clock nanoseconds; max: never
     std::atomic<bool> turn{false};
     // Epochs weighed: written by the turn's holder, read by worker 0 at a
-    // batch's start when it may run alone (see solo()).
+    // batch's start when it may run alone (see past_mark()).
     std::atomic<std::uint64_t> weighed{0};
     std::atomic<bool> by_hand{false};  // set_active was called
+    // What turns run alone found waiting this epoch (see note_waiting).
+    std::atomic<std::uint8_t> waiting{0};
     governor decide;
     std::chrono::steady_clock::time_point since{};
     std::uint64_t work = 0;  // messages run and sent, up to `since`

@@ -25,11 +25,12 @@ namespace tact::detail {
 // the direction alternates after each failed try): `pairs` pairs of arms,
 // one at the new count and one at the old, alternating, so that a rate
 // that drifts over the try (the work's phases, other processes) weighs on
-// both sides alike. An arm is `arm_epochs` epochs, of which only the last
-// counts: the first runs what the other count left behind (a flood's
-// backlog, sent at one count and run at the next, would otherwise credit
-// whichever count followed it) and moves the work's lines between the
-// caches. It keeps the new count if its counted epochs' rate beat the
+// both sides alike. An arm is `arm_epochs` epochs (up to
+// `lone_arm_epochs` at one worker, see not_yet_alone()), of which only
+// the last counts: the first runs what the other count left behind (a
+// flood's backlog, sent at one count and run at the next, would otherwise
+// credit whichever count followed it) and moves the work's lines between
+// the caches. It keeps the new count if its counted epochs' rate beat the
 // old's by `gain_fewer` (`gain_fewer_steady` where both counts ran
 // `steady_messages` per epoch or more), or by `gain_more`, else goes
 // back; a first pair whose rates differ `decisive_gain` times decides at
@@ -48,6 +49,25 @@ namespace tact::detail {
 // began before the work did (the program's start-up, the phase before),
 // and its rate is no measure to weigh a try's first epoch against.
 //
+// What one worker cannot tell from a rate: whether the work has anything
+// to share. A chain (a token passed round a ring, a ping-pong, an actor
+// creating the next) has one message to run at a time, and a second
+// worker can only pass it back and forth; on a machine where a message
+// crosses cores in the time it takes to run a few dozen, its rate at two
+// workers is within a tenth of its rate at one (thread_ring: 280,000 to
+// 300,000 messages an epoch at either count), too close for a try of one
+// worker to be kept, and the count stayed at two, where the idle worker's
+// wakes and parks cost 9%. So decide() is told, for an epoch that one
+// worker ran alone, whether it ever found two messages waiting
+// (executor::note_waiting): steady work that never does stays on one
+// worker without trying more, and a try of one worker where it never did
+// is kept unless its rate fell by more than `alone_loss`. Only for a
+// steady stream (`steady_messages` an epoch or more): the worker looks
+// between messages, a few times an epoch, and a fork of two long
+// messages shows one waiting while the other runs, as a chain does; at
+// a hundred nanoseconds a message or less, what a fork shares is not
+// worth a crossing between cores anyway.
+//
 // Only the thread that holds the executor's adaptation turn calls it (see
 // executor::adapt_when_due): plain members.
 class governor {
@@ -61,6 +81,8 @@ class governor {
   static constexpr std::uint32_t first_wait = 2;
   static constexpr std::uint32_t pairs = 2;
   static constexpr std::uint32_t arm_epochs = 2;
+  // An arm at one worker may be this long (see not_yet_alone()).
+  static constexpr std::uint32_t lone_arm_epochs = arm_epochs + 2;
   // The rate a try must beat, over the old count's: by much to run on
   // fewer workers, by little to run on more. A wrong try kept costs the
   // work its parallelism in the first case (several times slower, for work
@@ -78,6 +100,17 @@ class governor {
   static constexpr double glaring_gain = 3.0;
   // Work is message-bound at this many messages per epoch's length, or more.
   static constexpr std::uint64_t least_messages = 32;
+  // A try of one worker for work with nothing to share is kept unless its
+  // rate is below the old count's by more than this (see above).
+  static constexpr double alone_loss = 0.95;
+
+  // What an epoch showed of the work's parallelism (see above).
+  enum class sharing : std::uint8_t {
+    unknown,  // no worker ran alone in it, or none looked
+    pending,  // one was left alone, but ran no turn alone yet (its mark)
+    none,     // a worker ran alone, and never found two messages waiting
+    some,     // one did find two or more
+  };
 
   // `epoch`: the length the caller means its epochs to have.
   governor(std::uint32_t workers, std::chrono::nanoseconds epoch) noexcept
@@ -86,40 +119,53 @@ class governor {
   std::uint32_t active() const noexcept { return active_; }
 
   // The count of workers to run from now on, after an epoch that counted
-  // `messages` in `elapsed`.
-  std::uint32_t decide(std::uint64_t messages, std::chrono::nanoseconds elapsed) noexcept {
+  // `messages` in `elapsed` and showed `shared` of its parallelism.
+  std::uint32_t decide(std::uint64_t messages, std::chrono::nanoseconds elapsed,
+                       sharing shared = sharing::unknown) noexcept {
     if (workers_ == 1) return 1;
     const tally before = last_;
     last_ = {messages, elapsed};
+    // The epoch ran at active_, the count decided after the one before.
+    const bool alone = active_ == 1 && shared == sharing::none && steady(last_);
     if (!trying_) {
       if (!message_bound(messages, elapsed)) {
         active_ = workers_;
         hold_ = hold_first;
         wait_ = first_wait;
+      } else if (alone) {
+        // Nothing to share: no try of more.
       } else if (--wait_ == 0) {
         from_ = active_;
         to_ = neighbour();
         trying_ = true;
-        step_ = 0;
+        arms_ = in_arm_ = 0;
+        last_at_from_ = last_;
+        last_at_to_ = {};
         at_from_ = at_to_ = {};
+        lone_at_to_ = shared_at_to_ = false;
         active_ = to_;
       }
       return active_;
     }
-    if (step_ == 0 && glaring(before, last_)) return end_try(last_.rate() > before.rate());
-    // Epoch step_ of the try: arms alternate, to_ first; each counts its
-    // last epoch only.
-    const std::uint32_t in_arm = step_ % arm_epochs;
-    const bool at_to = step_ / arm_epochs % 2 == 0;
-    if (in_arm == arm_epochs - 1) {
-      tally& arm = at_to ? at_to_ : at_from_;
+    if (active_ == to_ && to_ == 1) {
+      lone_at_to_ = lone_at_to_ || alone;
+      shared_at_to_ = shared_at_to_ || shared == sharing::some;
+    }
+    if (arms_ == 0 && in_arm_ == 0 && glaring(before, last_))
+      return end_try(last_.rate() > before.rate());
+    // Arms alternate, to_ first; each counts its last epoch only.
+    const tally& other = active_ == to_ ? last_at_from_ : last_at_to_;
+    (active_ == to_ ? last_at_to_ : last_at_from_) = last_;
+    if (++in_arm_ >= arm_epochs && !not_yet_alone(shared, other)) {
+      tally& arm = arms_ % 2 == 0 ? at_to_ : at_from_;
       arm.messages += messages;
       arm.time += elapsed;
+      ++arms_;
+      in_arm_ = 0;
     }
-    ++step_;
-    const bool decided = step_ == 2 * arm_epochs && decisive();
-    if (step_ < 2 * pairs * arm_epochs && !decided) {
-      active_ = step_ / arm_epochs % 2 == 0 ? to_ : from_;
+    const bool decided = arms_ == 2 && in_arm_ == 0 && decisive();
+    if (arms_ < 2 * pairs && !decided) {
+      active_ = arms_ % 2 == 0 ? to_ : from_;
       return active_;
     }
     return end_try(at_to_.rate() > at_from_.rate() * (to_ < from_ ? fewer_gain() : gain_more));
@@ -183,11 +229,16 @@ class governor {
   // rate from one epoch to the next is noise at that scale; at 10% a try
   // of one worker was kept on that noise, and the work lost its
   // parallelism.
+  //
+  // Where the try's epochs at one worker had nothing to share, a second
+  // worker could only have passed the messages back and forth: the try is
+  // kept unless it lost much (alone_loss).
   double fewer_gain() const noexcept {
-    return at_rate(at_to_.messages, at_to_.time, steady_messages) &&
-                   at_rate(at_from_.messages, at_from_.time, steady_messages)
-               ? gain_fewer_steady
-               : gain_fewer;
+    if (lone_at_to_ && !shared_at_to_) return alone_loss;
+    return steady(at_to_) && steady(at_from_) ? gain_fewer_steady : gain_fewer;
+  }
+  bool steady(const tally& t) const noexcept {
+    return at_rate(t.messages, t.time, steady_messages);
   }
 
   // Enough messages to weigh, and at a rate that makes their cost matter
@@ -203,6 +254,25 @@ class governor {
                std::uint64_t per_epoch) const noexcept {
     return static_cast<double>(messages) * static_cast<double>(epoch_.count()) >=
            static_cast<double>(per_epoch) * static_cast<double>(elapsed.count());
+  }
+  // Whether an arm at one worker, arm_epochs or more epochs long, should
+  // go on for another epoch before it counts one. The worker runs alone
+  // only once the governor has weighed a whole epoch begun after its first
+  // batch since it last parked (see executor::past_mark): one that parks as
+  // the count drops (the other held the work, as a token passed between
+  // the two does) runs its first two or three epochs at one worker as
+  // ordinary batches, slower than its turns alone, and an arm of two
+  // epochs counted one of those in every try (thread_ring: 230,000 to
+  // 260,000 messages in it, against 280,000 to 300,000 alone; the try was
+  // never kept). So an arm at one goes on, up to lone_arm_epochs, while
+  // its worker, left alone, ran no turn alone yet for its mark, and its
+  // rate is close to the other count's (`other`, its last epoch): work
+  // decisively slower on one worker (a flood that shares out) is not held
+  // there longer, nor work whose worker parks (it may never get past its
+  // mark).
+  bool not_yet_alone(sharing shared, const tally& other) const noexcept {
+    return active_ == 1 && shared == sharing::pending && in_arm_ < lone_arm_epochs &&
+           steady(last_) && last_.rate() * decisive_gain >= other.rate();
   }
   void settle(std::uint32_t hold) noexcept {
     hold_ = hold;
@@ -223,14 +293,24 @@ class governor {
   std::uint32_t wait_ = first_wait;
   tally last_;  // the epoch just ended
   bool down_ = true;
-  // A try: from_ to to_, step_ epochs into it, the counted epochs of each
-  // count summed.
+  // A try: from_ to to_, arms_ arms done and in_arm_ epochs into the
+  // next, the counted epochs of each count summed.
   bool trying_ = false;
   std::uint32_t from_ = 0;
   std::uint32_t to_ = 0;
-  std::uint32_t step_ = 0;
+  std::uint32_t arms_ = 0;
+  std::uint32_t in_arm_ = 0;
   tally at_from_;
   tally at_to_;
+  // The last epoch at each count, in the try (from_'s: before it, at first).
+  tally last_at_from_;
+  tally last_at_to_;
+  // Of the try's epochs at to_, when that is one worker: one had nothing
+  // to share, one had some (see decide()). An epoch in which the worker
+  // did not yet run alone (the other was still finishing its batch) tells
+  // neither.
+  bool lone_at_to_ = false;
+  bool shared_at_to_ = false;
 };
 
 }  // namespace tact::detail

@@ -237,12 +237,17 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
   work_queue* q = &first;
   std::uint32_t index = first_index;
   begin_batch(*q, index);
-  solo_ = claims_on_ && owner_.solo(index_, solo_from_);
+  solo_ = false;
+  if (claims_on_ && owner_.alone(index_)) [[unlikely]] {
+    solo_ = owner_.past_mark(solo_from_);
+    if (!solo_) owner_.note_not_yet_alone();
+  }
   // The first batch after a park: two epochs on, the first whole one
   // begun after this batch (see parked_dry()).
   if (solo_from_ == ran_dry) solo_from_ = owner_.epochs_weighed() + 2;
   if (solo_) [[unlikely]] {
     absorb_all(*q);
+    owner_.note_waiting(q->batch().size());
     // The batch stands for those of every queue it took in, and its own
     // queue's appends get the reach their merges have: cut at the local
     // budget, a send to itself (static_send) or a reply to an actor of the
@@ -312,6 +317,9 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
       // (A behaviour that waited took the batch to the held queue: empty,
       // and its stack into the batch first.)
       if (!batch.empty() && !draining && (processed >= most || enough(work()))) [[unlikely]] {
+        // What waits when a turn run alone ends is a sample of the work's
+        // parallelism (see executor::note_waiting).
+        if (solo_) owner_.note_waiting(batch.size());
         if (mixed_) {
           // Envelopes of kept queues' actors may be in it: left for q's
           // next gulp, they would run while their own queues are let go

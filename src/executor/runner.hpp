@@ -580,7 +580,7 @@ class runner : public sleeper {
   // This runner ran dry and parked: its turns run alone again (see
   // absorb_all()) only once the governor has weighed a whole epoch begun
   // after its next batch began, and still runs it alone (see
-  // executor::solo). That batch is never a solo turn.
+  // executor::past_mark). That batch is never a solo turn.
   void parked_dry() noexcept;
 
   // Leaves the epochs (pinned lazily by a transactional dispatch) at a point
@@ -691,7 +691,7 @@ class runner : public sleeper {
   // merges_left_ counts the merges until the next reading.
   [[gnu::cold]] void weigh_merges() noexcept;
   // A turn of a worker that runs alone (the governor stood the others
-  // down, see executor::solo): at its first batch's start, every other
+  // down, see executor::alone): at its first batch's start, every other
   // queue it sweeps that nobody processes is taken into that batch and
   // kept (work_queue::absorb), so that the turn runs the actors of all its
   // queues as one batch, as a one-worker system's one queue does, and

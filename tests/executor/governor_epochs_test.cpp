@@ -94,3 +94,58 @@ TEST_CASE("an epoch counts the messages sent, not only those run") {
   f | tact::delete_msg;
   system.stop();
 }
+
+namespace {
+
+struct token : tact::message {
+  std::uint64_t left = 0;
+};
+
+// Passes one token back and forth with its partner, on another queue: a
+// chain, one message to run at a time.
+struct relay : tact::actor {
+  relay* partner = nullptr;
+  tact::allocation receive(token& t) {
+    if (t.left-- != 0) *partner | t;
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a worker running alone tells whether the work ever had two messages waiting") {
+  // What the governor is told of an epoch run by one worker alone
+  // (governor::sharing): a chain never has two messages waiting, a flood
+  // has thousands. The count is set by hand, so the worker runs alone from
+  // its first batch; epochs are never due.
+  using tact::detail::governor;
+  tact::actor_system system{tact::test::configured({.workers = 2, .queues = 4, .adapt_every = 1h})};
+  tact::detail::executor& ex = tact::detail::executor_of(system);
+  ex.set_active(1);
+  while (!ex.others_rest()) std::this_thread::yield();
+  relay& a = system.spawn_at<relay>(tact::on_queue(0));
+  relay& b = system.spawn_at<relay>(tact::on_queue(3));
+  a.partner = &b;
+  b.partner = &a;
+  system.await_quiescence();
+  (void)ex.take_sharing();
+  token t;
+  t.left = 300'000;  // long enough for turns that end at the gulp budget
+  a | t;
+  system.await_quiescence();
+  CHECK(ex.take_sharing() == governor::sharing::none);
+  sink& s = system.spawn_at<sink>(tact::on_queue(1));
+  flooder& f = system.spawn_at<flooder>(tact::on_queue(2));
+  f.to = &s;
+  std::vector<burst> bursts(200);
+  for (burst& each : bursts) f | each;
+  system.await_quiescence();
+  CHECK(ex.take_sharing() == governor::sharing::some);
+  CHECK(s.received == bursts.size() * flooder::per_burst);
+  CHECK(tact::test::conservation_of(system));
+  a | tact::delete_msg;
+  b | tact::delete_msg;
+  s | tact::delete_msg;
+  f | tact::delete_msg;
+  system.stop();
+}

@@ -15,18 +15,29 @@ using tact::detail::governor;
 using namespace std::chrono_literals;
 
 // Runs `epochs` epochs of 1 ms each, in which `rate(active)` messages per
-// microsecond are processed, and returns the count of running workers
-// during each epoch.
+// microsecond are processed and which show `shown(active)` of the work's
+// parallelism (see governor::sharing; called after `rate`), and returns
+// the count of running workers during each epoch.
+using sharing_of = std::function<governor::sharing(std::uint32_t)>;
 std::vector<std::uint32_t> run(governor& g, std::uint32_t epochs,
-                               const std::function<double(std::uint32_t)>& rate) {
+                               const std::function<double(std::uint32_t)>& rate,
+                               const sharing_of& shown) {
   std::vector<std::uint32_t> during;
   for (std::uint32_t e = 0; e < epochs; ++e) {
     const std::uint32_t active = g.active();
     during.push_back(active);
     const auto messages = static_cast<std::uint64_t>(rate(active) * 1000.0);
-    g.decide(messages, 1ms);
+    g.decide(messages, 1ms, shown(active));
   }
   return during;
+}
+// `at_one`: what every epoch at one worker shows; unknown at more.
+std::vector<std::uint32_t> run(governor& g, std::uint32_t epochs,
+                               const std::function<double(std::uint32_t)>& rate,
+                               governor::sharing at_one = governor::sharing::unknown) {
+  return run(g, epochs, rate, [at_one](std::uint32_t active) {
+    return active == 1 ? at_one : governor::sharing::unknown;
+  });
 }
 
 std::uint32_t epochs_at(const std::vector<std::uint32_t>& during, std::uint32_t active) {
@@ -251,4 +262,104 @@ TEST_CASE("a try's first epoch far from the epoch before it decides the try") {
   CHECK(steps[governor::first_wait] == 1);
   CHECK(steps[governor::first_wait + 1] == 1);
   CHECK(warming.active() == 2);
+}
+
+TEST_CASE("an arm at one worker goes on until the worker runs alone, if it is close") {
+  // The worker runs alone only from the third or fourth epoch after it
+  // parked as the count dropped (executor::past_mark), and only its turns
+  // alone show what one worker does. Here the rate at one worker is 80 for
+  // two epochs, with no turn alone, and then 150, alone, as a try of one
+  // worker for thread_ring runs: the arm counts the epoch alone, and the
+  // try is kept, where counting the second epoch would have dropped it.
+  governor g{2, 1ms};
+  std::uint32_t at_one_for = 0;
+  const auto alone_from_third = [&](std::uint32_t) {
+    return at_one_for <= 2 ? governor::sharing::pending : governor::sharing::none;
+  };
+  const auto during = run(
+      g, 60,
+      [&](std::uint32_t a) {
+        at_one_for = a == 1 ? at_one_for + 1 : 0;
+        return a == 2 ? 100.0 : at_one_for <= 2 ? 80.0 : 150.0;
+      },
+      alone_from_third);
+  const std::uint32_t first = governor::first_wait;
+  for (std::uint32_t e = first; e < first + 3; ++e) CHECK(during[e] == 1);
+  CHECK(during[first + 3] == 2);
+  const std::vector<std::uint32_t> later(during.begin() + 30, during.end());
+  CHECK(epochs_at(later, 1) == later.size());
+  // Decisively slower at one worker (a flood that shares out): the arm is
+  // not held there longer than arm_epochs.
+  governor flood{2, 1ms};
+  const auto slow = run(
+      flood, 60, [](std::uint32_t a) { return a == 2 ? 100.0 : 60.0; }, governor::sharing::pending);
+  for (std::uint32_t e = first; e < first + governor::arm_epochs; ++e) CHECK(slow[e] == 1);
+  CHECK(slow[first + governor::arm_epochs] == 2);
+  // Nor where the worker was not left alone (it parks, or the other still
+  // runs): no turn alone is on its way.
+  governor parks{2, 1ms};
+  const auto parked = run(parks, 60, [](std::uint32_t a) { return a == 2 ? 100.0 : 80.0; });
+  for (std::uint32_t e = first; e < first + governor::arm_epochs; ++e) CHECK(parked[e] == 1);
+  CHECK(parked[first + governor::arm_epochs] == 2);
+}
+
+TEST_CASE("work alone with nothing to share is not tried on more workers") {
+  // A chain of messages (a token round a ring) that one worker ran alone
+  // and never found two messages waiting: a second worker has nothing to
+  // run beside it, so no try of two, though two would measure faster here.
+  governor g{2, 1ms};
+  run(g, 200, [](std::uint32_t a) { return a == 1 ? 60.0 : 10.0; });
+  REQUIRE(g.active() == 1);
+  auto during = run(
+      g, 2000, [](std::uint32_t a) { return a == 2 ? 80.0 : 60.0; }, governor::sharing::none);
+  CHECK(epochs_at(during, 2) == 0);
+  // Once it has something to share, two is tried and kept.
+  during = run(
+      g, 200, [](std::uint32_t a) { return a == 2 ? 80.0 : 60.0; }, governor::sharing::some);
+  CHECK(during.back() == 2);
+  // Nor for work of a few messages an epoch: between two long messages
+  // of a fork, one waits while the other runs, as in a chain, and a
+  // second worker halves the time (50 messages an epoch, 100 at two).
+  static_assert(0.1 * 1000 < governor::steady_messages);
+  governor fork{2, 1ms};
+  run(fork, 200, [](std::uint32_t a) { return a == 1 ? 0.6 : 0.1; });
+  REQUIRE(fork.active() == 1);
+  during = run(
+      fork, 200, [](std::uint32_t a) { return a == 2 ? 0.1 : 0.05; }, governor::sharing::none);
+  CHECK(during.back() == 2);
+  // Epochs that ran no turn alone tell nothing: the tries go on.
+  governor unknown{2, 1ms};
+  run(unknown, 200, [](std::uint32_t a) { return a == 1 ? 60.0 : 10.0; });
+  REQUIRE(unknown.active() == 1);
+  during = run(unknown, 200, [](std::uint32_t a) { return a == 2 ? 80.0 : 60.0; });
+  CHECK(during.back() == 2);
+}
+
+TEST_CASE("a try of one worker for work with nothing to share is kept unless it loses much") {
+  // thread_ring's rates at one and two workers are within a tenth: short
+  // of gain_fewer_steady, but with nothing to share the second worker only
+  // costs (its wakes and parks).
+  static_assert(100.0 * 1000 >= governor::steady_messages);
+  governor same{2, 1ms};
+  auto during = run(
+      same, 400, [](std::uint32_t) { return 100.0; }, governor::sharing::none);
+  std::vector<std::uint32_t> later(during.begin() + 50, during.end());
+  CHECK(epochs_at(later, 1) == later.size());
+  // Without the knowledge, the count stays at two, as before.
+  governor blind{2, 1ms};
+  during = run(blind, 400, [](std::uint32_t) { return 100.0; });
+  later.assign(during.begin() + 50, during.end());
+  CHECK(epochs_at(later, 2) * 100 > later.size() * 90);
+  // 10% slower alone: back to two.
+  governor slower{2, 1ms};
+  during = run(
+      slower, 400, [](std::uint32_t a) { return a == 1 ? 90.0 : 100.0; }, governor::sharing::none);
+  later.assign(during.begin() + 50, during.end());
+  CHECK(epochs_at(later, 2) * 100 > later.size() * 90);
+  // Some to share: the steady gain applies, which 5% does not reach.
+  governor shared{2, 1ms};
+  during = run(
+      shared, 400, [](std::uint32_t a) { return a == 1 ? 105.0 : 100.0; }, governor::sharing::some);
+  later.assign(during.begin() + 50, during.end());
+  CHECK(epochs_at(later, 2) * 100 > later.size() * 90);
 }
