@@ -277,9 +277,10 @@ class executor {
   }
   // A worker running alone found `waiting` messages waiting to run (at the
   // start of its turn, and where its budget ran out): whether the work
-  // had anything to share, for the governor (see governor::sharing). A
-  // bit set at most twice an epoch, read and cleared at its end; a
-  // sample counted in the next epoch instead is harmless.
+  // had anything to share, for the governor (see governor::sharing). Each
+  // bit is set at most once an epoch (a read first, and the atomic or
+  // only where the bit is clear), read and cleared at its end; a sample
+  // counted in the next epoch instead is harmless.
   void note_waiting(std::uint32_t waiting) noexcept {
     note_turn_alone(waiting >= 2 ? saw_two : saw_one_at_most);
   }
