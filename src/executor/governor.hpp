@@ -139,8 +139,7 @@ class governor {
         to_ = neighbour();
         trying_ = true;
         arms_ = in_arm_ = 0;
-        last_at_from_ = last_;
-        last_at_to_ = {};
+        arm_before_ = last_;
         at_from_ = at_to_ = {};
         lone_at_to_ = shared_at_to_ = false;
         active_ = to_;
@@ -154,14 +153,13 @@ class governor {
     if (arms_ == 0 && in_arm_ == 0 && glaring(before, last_))
       return end_try(last_.rate() > before.rate());
     // Arms alternate, to_ first; each counts its last epoch only.
-    const tally& other = active_ == to_ ? last_at_from_ : last_at_to_;
-    (active_ == to_ ? last_at_to_ : last_at_from_) = last_;
-    if (++in_arm_ >= arm_epochs && !not_yet_alone(shared, other)) {
+    if (++in_arm_ >= arm_epochs && !not_yet_alone(shared)) {
       tally& arm = arms_ % 2 == 0 ? at_to_ : at_from_;
       arm.messages += messages;
       arm.time += elapsed;
       ++arms_;
       in_arm_ = 0;
+      arm_before_ = last_;
     }
     const bool decided = arms_ == 2 && in_arm_ == 0 && decisive();
     if (arms_ < 2 * pairs && !decided) {
@@ -266,13 +264,13 @@ class governor {
   // 260,000 messages in it, against 280,000 to 300,000 alone; the try was
   // never kept). So an arm at one goes on, up to lone_arm_epochs, while
   // its worker, left alone, ran no turn alone yet for its mark, and its
-  // rate is close to the other count's (`other`, its last epoch): work
+  // rate is close to the other count's (arm_before_, its last epoch): work
   // decisively slower on one worker (a flood that shares out) is not held
   // there longer, nor work whose worker parks (it may never get past its
   // mark).
-  bool not_yet_alone(sharing shared, const tally& other) const noexcept {
+  bool not_yet_alone(sharing shared) const noexcept {
     return active_ == 1 && shared == sharing::pending && in_arm_ < lone_arm_epochs &&
-           steady(last_) && last_.rate() * decisive_gain >= other.rate();
+           steady(last_) && last_.rate() * decisive_gain >= arm_before_.rate();
   }
   void settle(std::uint32_t hold) noexcept {
     hold_ = hold;
@@ -302,9 +300,9 @@ class governor {
   std::uint32_t in_arm_ = 0;
   tally at_from_;
   tally at_to_;
-  // The last epoch at each count, in the try (from_'s: before it, at first).
-  tally last_at_from_;
-  tally last_at_to_;
+  // The epoch before the arm in progress: the other count's last (the
+  // last before the try, for the first arm).
+  tally arm_before_;
   // Of the try's epochs at to_, when that is one worker: one had nothing
   // to share, one had some (see decide()). An epoch in which the worker
   // did not yet run alone (the other was still finishing its batch) tells
