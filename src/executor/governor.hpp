@@ -33,15 +33,19 @@ namespace tact::detail {
 // the caches. It keeps the new count if its counted epochs' rate beat the
 // old's by `gain_fewer` (`gain_fewer_steady` where both counts ran
 // `steady_messages` per epoch or more), or by `gain_more`, else goes
-// back; a first pair whose rates differ `decisive_gain` times decides at
-// once, and so does a first epoch at the new count whose rate is
-// `glaring_gain` times the last epoch's at the old, or a
-// `glaring_gain`th of it. Each failed try doubles the hold, up to
-// `hold_longest` epochs, so a steady workload pays for a try (one epoch
-// at the worse count where the counts are glaringly apart, one arm where
-// they are decisively apart, `pairs` arms where they are close) about
-// once per `hold_longest` epochs; a kept try starts again from
-// `hold_first`. The second message-bound epoch in a row, at the start or
+// back. Tries end early where the answer is plain: a first pair whose
+// rates differ `decisive_gain` times decides at once, and a first epoch
+// at the new count whose rate is `glaring_gain` times the last epoch's
+// at the old, or a `glaring_gain`th of it. A try of more workers also
+// fails after a first pair in which more trail fewer by `trailing_gain`,
+// and at a first epoch that runs a `decisive_gain`th of the rate before
+// it or less (see trailing() and first_epoch()). Each failed try doubles
+// the hold, up to `hold_longest` epochs, so a steady workload pays for a
+// try (one epoch at the worse count where the counts are glaringly
+// apart, or more workers decisively worse; one arm where they are
+// decisively apart, or more workers trail; `pairs` arms where the counts
+// are close) about once per `hold_longest` epochs; a kept try starts
+// again from `hold_first`. The second message-bound epoch in a row, at the start or
 // after a drop below the message-bound rate, starts a try: a program that
 // runs several times
 // faster on fewer workers would otherwise spend its first epochs, often a
@@ -93,10 +97,15 @@ class governor {
   // messages at both counts (see fewer_gain()).
   static constexpr double gain_fewer_steady = 1.10;
   static constexpr std::uint64_t steady_messages = 10'000;
-  // A first pair of arms this far apart decides the try (see decisive()).
+  // A first pair of arms this far apart decides the try (see decisive()),
+  // and so does the first epoch of a try of more workers this far below
+  // the epoch before the try (see first_epoch()).
   static constexpr double decisive_gain = 1.5;
+  // A first pair in which more workers trail fewer by this much ends a
+  // try of more (see trailing()).
+  static constexpr double trailing_gain = 1.15;
   // A try's first epoch this far from the epoch before the try decides it
-  // (see glaring()).
+  // (see first_epoch()).
   static constexpr double glaring_gain = 3.0;
   // Work is message-bound at this many messages per epoch's length, or more.
   static constexpr std::uint64_t least_messages = 32;
@@ -150,8 +159,10 @@ class governor {
       lone_at_to_ = lone_at_to_ || alone;
       shared_at_to_ = shared_at_to_ || shared == sharing::some;
     }
-    if (arms_ == 0 && in_arm_ == 0 && glaring(before, last_))
-      return end_try(last_.rate() > before.rate());
+    if (arms_ == 0 && in_arm_ == 0) {
+      if (const verdict v = first_epoch(before, last_, to_ > from_); v != verdict::open)
+        return end_try(v == verdict::keep);
+    }
     // Arms alternate, to_ first; each counts its last epoch only.
     if (++in_arm_ >= arm_epochs && !not_yet_alone(shared)) {
       tally& arm = arms_ % 2 == 0 ? at_to_ : at_from_;
@@ -161,7 +172,7 @@ class governor {
       in_arm_ = 0;
       arm_before_ = last_;
     }
-    const bool decided = arms_ == 2 && in_arm_ == 0 && decisive();
+    const bool decided = arms_ == 2 && in_arm_ == 0 && (decisive() || trailing());
     if (arms_ < 2 * pairs && !decided) {
       active_ = arms_ % 2 == 0 ? to_ : from_;
       return active_;
@@ -190,18 +201,50 @@ class governor {
     return to >= from * decisive_gain || from >= to * decisive_gain;
   }
 
+  // After the first pair of arms of a try of more workers: more trail
+  // fewer by trailing_gain. To be kept they would need the second pair to
+  // make that up and gain gain_more on top; drift over the try weighs on
+  // both counts alike, and what is left of it between two pairs is a few
+  // percent. The try ends there, and more workers that are plainly worse
+  // cost one arm, not `pairs` (latency's flood at two workers, 20% behind
+  // one). Not a try of fewer: the counted epoch at one worker may still
+  // run ordinary batches, not turns alone (see not_yet_alone(): the
+  // worker's mark, or its wake-up, can outlast the arm's extension on a
+  // busy machine), and a flood's receiver may be catching up; failed
+  // there, sequential work waits out a hold at two workers (latency,
+  // traced once with this rule for both directions: its first try of one
+  // failed after the first pair, 192,000 messages at one against 174,000
+  // at two, but longer, and the run spent 46 of 103 epochs at two,
+  // against 14 of 91 where the try went on).
+  bool trailing() const noexcept {
+    return to_ > from_ && at_to_.rate() * trailing_gain < at_from_.rate();
+  }
+
   // The first epoch of a try against the last one before it: a count
   // whose rate is glaring_gain times the other's, a gap that drift between
-  // two adjacent epochs does not explain. A backlog that the old count
-  // left can inflate the first epoch (why an arm's first epoch does not
-  // count), but the large ones build where a flooder's receiver cannot
-  // run, at fewer workers, and are run by a try of more (counting: 3.6
-  // times the epoch before, at two workers after one); a wrong keep of
-  // more workers costs at worst what the old count did.
-  static bool glaring(const tally& before, const tally& first) noexcept {
+  // two adjacent epochs does not explain, decides the try. A backlog that
+  // the old count left can inflate the first epoch (why an arm's first
+  // epoch does not count), but the large ones build where a flooder's
+  // receiver cannot run, at fewer workers, and are run by a try of more
+  // (counting: 3.6 times the epoch before, at two workers after one); a
+  // wrong keep of more workers costs at worst what the old count did.
+  //
+  // For the same reason a try of more workers fails where its first
+  // epoch ran a decisive_gain-th of the rate before it or less: whatever
+  // a backlog adds only raises that epoch, so a loss despite it is the
+  // count's (big: 0.54 of the rate before, at two workers after one),
+  // and the try costs that epoch instead of an arm. Not a try of fewer:
+  // its first epoch may miss a flood's runs, whose sends the old count
+  // counted (counting_bounded: 0.5 of the rate before at one worker after
+  // two, then 1.45 times it in the arm's second epoch).
+  enum class verdict : std::uint8_t { open, keep, fail };
+  static verdict first_epoch(const tally& before, const tally& first, bool more) noexcept {
     const double was = before.rate();
     const double is = first.rate();
-    return was > 0.0 && (is >= was * glaring_gain || was >= is * glaring_gain);
+    if (was <= 0.0) return verdict::open;
+    if (is >= was * glaring_gain) return verdict::keep;
+    if (is * (more ? decisive_gain : glaring_gain) <= was) return verdict::fail;
+    return verdict::open;
   }
 
   std::uint32_t end_try(bool keep) noexcept {
