@@ -321,8 +321,12 @@ void executor::post_to_mailbox(runner* self, std::uint32_t queue, void* target, 
   woken.wake();
 }
 
+// A send that joins the sends the outbox holds for its queue goes no
+// further (see runner::hold_again): a leaf, before the executor's path
+// and the registers it saves.
 void post_to_mailbox(executor& ex, runner* self, std::uint32_t queue, void* target, void* message,
                      run_fn run) {
+  if (self != nullptr && self->hold_again(queue, target, message, run)) return;
   ex.post_to_mailbox(self, queue, target, message, run);
 }
 

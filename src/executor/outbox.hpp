@@ -20,9 +20,11 @@ namespace tact::detail {
 // runner decides when it may hold sends back and when it must post them
 // (runner.hpp, "Outbox"); this only keeps them.
 //
-// Per target queue, the sends form a chain through their entries; the
-// queues appear in the order of their first send. Holding n sends costs n
-// stores and a load per send, and posting walks them once.
+// The sends are kept in send order, and per target queue they form a
+// chain, the queues in the order of their first send: holding a send
+// costs a few stores and a load, and posting gathers each queue's chain,
+// or, where every send held goes to one queue (a flood, or a pipeline
+// stage's output), posts them as they lie.
 class outbox {
  public:
   static constexpr std::uint32_t capacity = 128;
@@ -39,17 +41,17 @@ class outbox {
   // One more backup chunk. Throws std::bad_alloc, and then nothing changed.
   void add_backup() { backup_.grow(); }
 
+  // Whether a send to `queue` is held.
+  bool holds(std::uint32_t queue) const noexcept { return last_[queue] != 0; }
+
   // @pre ready().
   void add(std::uint32_t queue, void* target, void* message, run_fn run) noexcept {
     TACT_ASSERT(ready(), "an outbox takes a send while it has room and a backup chunk for it");
     const auto at = static_cast<std::uint8_t>(count_);
-    entry& e = entries_[count_++];
-    e.target = target;
-    e.message = message;
-    e.run = run;
-    e.next = none;
+    held_[count_++] = envelope{target, message, run};
+    next_[at] = none;
     if (const std::uint8_t last = last_[queue]; last != 0) {
-      entries_[last - 1u].next = at;
+      next_[last - 1u] = at;
     } else {
       heads_[heads_count_++] = {queue, at};
     }
@@ -63,12 +65,16 @@ class outbox {
   // the outbox empty.
   template <class Post>
   void drain(Post&& post) noexcept {
-    for (std::uint32_t h = 0; h < heads_count_; ++h) {
-      std::uint32_t n = 0;
-      for (std::uint8_t i = heads_[h].first; i != none; i = entries_[i].next)
-        run_[n++] = envelope{entries_[i].target, entries_[i].message, entries_[i].run};
-      last_[heads_[h].queue] = 0;
-      post(heads_[h].queue, static_cast<const envelope*>(run_), n, backup_);
+    if (heads_count_ == 1) {
+      last_[heads_[0].queue] = 0;
+      post(heads_[0].queue, static_cast<const envelope*>(held_), count_, backup_);
+    } else {
+      for (std::uint32_t h = 0; h < heads_count_; ++h) {
+        std::uint32_t n = 0;
+        for (std::uint8_t i = heads_[h].first; i != none; i = next_[i]) run_[n++] = held_[i];
+        last_[heads_[h].queue] = 0;
+        post(heads_[h].queue, static_cast<const envelope*>(run_), n, backup_);
+      }
     }
     heads_count_ = 0;
     count_ = 0;
@@ -77,22 +83,17 @@ class outbox {
  private:
   static_assert(capacity < 255, "entries are named by a byte, 255 being none");
   static constexpr std::uint8_t none = 255;
-  struct entry {
-    void* target;
-    void* message;
-    run_fn run;
-    std::uint8_t next;  // the next entry for the same queue, or none
-  };
   struct head {
     std::uint32_t queue;
     std::uint8_t first;
   };
   std::uint32_t count_ = 0;
   std::uint32_t heads_count_ = 0;
-  entry entries_[capacity];
+  envelope held_[capacity];      // in send order
+  std::uint8_t next_[capacity];  // the next send held for the same queue, or none
   head heads_[capacity];
   envelope run_[capacity];  // one queue's sends, gathered for posting
-  // Per queue index: its last entry plus one, 0 if it has none.
+  // Per queue index: its last send held plus one, 0 if it has none.
   std::unique_ptr<std::uint8_t[]> last_;
   copy_queue::backup backup_;
 };

@@ -412,14 +412,35 @@ class runner : public sleeper {
     sends_held_ = true;
     return true;
   }
+  // The common held send, first on the mailbox path (post_to_mailbox): a
+  // send to a queue the outbox already holds a send for (a flood's, or a
+  // round's to its peers' queues) joins them without the executor's post
+  // path, which would hold it too. post_claimed would pass it by: a claim
+  // of `queue` by this batch would have taken the earlier send (it joins
+  // it), and a claim made since would have posted the outbox first; a
+  // hold since (try_rejoin) needs the outbox empty. hold_send's own
+  // conditions are checked here: appends not held, room, and
+  // first_to_idle, which posts at once the batch's first send to `queue`
+  // while another worker is idle (one may have gone idle since the
+  // earlier send was held: the full path then takes this one).
+  bool hold_again(std::uint32_t queue, void* target, void* message, run_fn run) noexcept {
+    if (!sends_held_ || appends_held_ != 0 || !outbox_->holds(queue) || !outbox_->ready() ||
+        (other_idle() && posted_in_[queue] != serial_))
+      return false;
+    outbox_->add(queue, target, message, run);
+    return true;
+  }
   // Whether a send to `queue` is the batch's first to it while another
   // pool worker is idle (see hold_send); if so, marks the queue.
   bool first_to_idle(std::uint32_t queue) noexcept {
-    const bool other_idle = idle_workers_->load(std::memory_order_relaxed) !=
-                            (own_idle_->load(std::memory_order_relaxed) ? 1u : 0u);
-    if (!other_idle || posted_in_[queue] == serial_) return false;
+    if (!other_idle() || posted_in_[queue] == serial_) return false;
     posted_in_[queue] = serial_;
     return true;
+  }
+  // Whether another pool worker is idle (a hint: see hold_send).
+  bool other_idle() const noexcept {
+    return idle_workers_->load(std::memory_order_relaxed) !=
+           (own_idle_->load(std::memory_order_relaxed) ? 1u : 0u);
   }
   // Posts what the outbox holds (see hold_send), if anything.
   void post_outbox() noexcept {

@@ -70,3 +70,38 @@ TEST_CASE("an outbox is ready for a send only with room and a backup chunk for e
   // The backup chunks stay for the next sends: nothing to allocate.
   CHECK(box.ready());
 }
+
+TEST_CASE("an outbox tells which queues it holds sends for, and posts one queue's as they lie") {
+  outbox box{8};
+  CHECK_FALSE(box.holds(3));
+  hold(box, 3, 1);
+  CHECK(box.holds(3));
+  CHECK_FALSE(box.holds(4));
+  hold(box, 3, 2);
+  hold(box, 3, 3);
+  CHECK(drain(box) == posted{{3, {1, 2, 3}}});
+  CHECK_FALSE(box.holds(3));
+  // One queue, then another, then the first again: each queue's sends in
+  // order, the queues by first send.
+  hold(box, 6, 4);
+  hold(box, 6, 5);
+  hold(box, 1, 6);
+  CHECK(box.holds(6));
+  CHECK(box.holds(1));
+  hold(box, 6, 7);
+  hold(box, 1, 8);
+  CHECK(drain(box) == posted{{6, {4, 5, 7}}, {1, {6, 8}}});
+  CHECK_FALSE(box.holds(6));
+  CHECK_FALSE(box.holds(1));
+}
+
+TEST_CASE("an outbox posts a full run of sends to one queue in order") {
+  outbox box{2};
+  for (std::uint32_t i = 0; i < outbox::capacity; ++i) hold(box, 1, i);
+  CHECK(box.full());
+  const posted all = drain(box);
+  REQUIRE(all.size() == 1);
+  CHECK(all[0].first == 1);
+  REQUIRE(all[0].second.size() == outbox::capacity);
+  for (std::uint32_t i = 0; i < outbox::capacity; ++i) CHECK(all[0].second[i] == i);
+}
