@@ -45,11 +45,11 @@ namespace tact::detail {
 // apart, or more workers decisively worse; one arm where they are
 // decisively apart, or more workers trail; `pairs` arms where the counts
 // are close) about once per `hold_longest` epochs; a kept try starts
-// again from `hold_first`. The second message-bound epoch in a row, at the start or
-// after a drop below the message-bound rate, starts a try: a program that
-// runs several times
-// faster on fewer workers would otherwise spend its first epochs, often a
-// large part of a short run, at the slow count. Not the first: that one
+// again from `hold_first`. The second message-bound epoch in a row, at
+// the start or after a drop below the message-bound rate, starts a try:
+// a program that runs several times faster on fewer workers would
+// otherwise spend its first epochs, often a large part of a short run,
+// at the slow count. Not the first: that one
 // began before the work did (the program's start-up, the phase before),
 // and its rate is no measure to weigh a try's first epoch against.
 //
@@ -213,9 +213,9 @@ class governor {
   // busy machine), and a flood's receiver may be catching up; failed
   // there, sequential work waits out a hold at two workers (latency,
   // traced once with this rule for both directions: its first try of one
-  // failed after the first pair, 192,000 messages at one against 174,000
-  // at two, but longer, and the run spent 46 of 103 epochs at two,
-  // against 14 of 91 where the try went on).
+  // failed after the first pair, 192,000 messages at one, in a longer
+  // epoch, against 174,000 at two, and the run spent 46 of 103 epochs at
+  // two, against 14 of 91 where the try went on).
   bool trailing() const noexcept {
     return to_ > from_ && at_to_.rate() * trailing_gain < at_from_.rate();
   }
