@@ -7,6 +7,8 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,17 +27,34 @@ namespace net = tact::net;
 namespace tx = tact::tx;
 
 // A free TCP port on 127.0.0.1, for a node whose address its peer must
-// know before either starts.
+// know before either starts. Not one the kernel hands out (port 0): the
+// port stays free only until the node binds it, and meanwhile any
+// connection opened on the machine (the other tests' nodes run beside
+// this one) may take it as its own end, from the same ephemeral range
+// (a clean-clone run failed so once: "Address already in use"). So a
+// port below that range, drawn at random and bound once to see that it
+// is free: only a listener that draws the same one can take it.
 inline std::string free_endpoint() {
-  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof a;
-  REQUIRE(::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  REQUIRE(::getsockname(s, reinterpret_cast<sockaddr*>(&a), &size) == 0);
-  ::close(s);
-  return "tcp://127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+  int ephemeral_low = 32768;  // Linux's default, if the file cannot be read
+  if (FILE* f = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "r")) {
+    int low = 0;
+    int high = 0;
+    if (std::fscanf(f, "%d %d", &low, &high) == 2 && low > 11000) ephemeral_low = low;
+    std::fclose(f);
+  }
+  static std::mt19937 draw{std::random_device{}()};
+  std::uniform_int_distribution<int> port{10000, ephemeral_low - 1};
+  for (;;) {
+    const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(s >= 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(static_cast<std::uint16_t>(port(draw)));
+    const bool free = ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    ::close(s);
+    if (free) return "tcp://127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+  }
 }
 
 // Two nodes' configurations, each listing the other: "alpha" and "beta".
