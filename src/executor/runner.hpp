@@ -425,15 +425,18 @@ class runner : public sleeper {
   // earlier send was held: the full path then takes this one).
   bool hold_again(std::uint32_t queue, void* target, void* message, run_fn run) noexcept {
     if (!sends_held_ || appends_held_ != 0 || !outbox_->holds(queue) || !outbox_->ready() ||
-        (other_idle() && posted_in_[queue] != serial_))
+        (posted_in_[queue] != serial_ && other_idle()))
       return false;
     outbox_->add(queue, target, message, run);
     return true;
   }
   // Whether a send to `queue` is the batch's first to it while another
   // pool worker is idle (see hold_send); if so, marks the queue.
+  // The queue's mark first: the idle count's line is shared, and moves
+  // whenever a worker goes idle or back to work; a queue already posted
+  // to at once needs no look at it.
   bool first_to_idle(std::uint32_t queue) noexcept {
-    if (!other_idle() || posted_in_[queue] == serial_) return false;
+    if (posted_in_[queue] == serial_ || !other_idle()) return false;
     posted_in_[queue] = serial_;
     return true;
   }
