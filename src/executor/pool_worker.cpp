@@ -240,7 +240,11 @@ bool pool_worker::sweep_one(work_queue& q) {
     case work_queue::gulp_result::taken:
       // Busy from here: a share handed to it now would wait for this
       // batch, which may be long (or, in a behaviour that waits for work
-      // elsewhere, for that share itself).
+      // elsewhere, for that share itself); and a send to its queues from
+      // another worker's batch is held like any other (see
+      // runner::hold_send), not posted at once for an idle worker that
+      // would run it.
+      set_idle(false);
       found_work();
       process(q, owner().index_of(q));
       drain_claims(defaults::claims_drained);

@@ -7,6 +7,7 @@
 
 #include <tact/tact.hpp>
 
+#include "executor/executor.hpp"
 #include "executor/outbox.hpp"
 #include "support/invariants.hpp"
 #include "support/test_support.hpp"
@@ -115,7 +116,69 @@ struct flooder : tact::actor {
   flood f_;
 };
 
+// Runs on the second worker until the test lets it end, the first thing
+// that worker does after it parked; says whether that worker counted as
+// idle meanwhile.
+struct long_runner : tact::actor {
+  tact::actor_system* system = nullptr;
+  std::atomic<bool> running{false};
+  std::atomic<bool> release{false};
+  bool seen_idle = true;
+  tact::allocation receive(start&) {
+    running.store(true, std::memory_order_release);
+    tact::test::eventually([this] { return release.load(std::memory_order_acquire); });
+    seen_idle = tact::detail::executor_of(*system).worker_at(1).idle();
+    return Nodelete;
+  }
+};
+
+// Sends to a queue of the second worker while that worker runs the long
+// runner, and notes how many envelopes its queues held right after.
+struct busy_sender : tact::actor {
+  long_runner* busy = nullptr;
+  receiver* to = nullptr;
+  nudge n;
+  std::uint64_t queued_after_send = 0;
+  tact::allocation receive(start&) {
+    tact::test::eventually([this] { return busy->running.load(std::memory_order_acquire); });
+    *to | n;
+    queued_after_send = busy->system->stats().load[1].queued;
+    busy->release.store(true, std::memory_order_release);
+    return Nodelete;
+  }
+};
+
 }  // namespace
+
+TEST_CASE("a worker woken into a long behaviour is busy, and sends to it are held") {
+  // Before, a worker woken from a park kept its idle mark until the
+  // sweep that found the work returned, so through the whole batch: the
+  // others then posted their sends to its queues at once, each under the
+  // queue's lock, for a worker that could not run them.
+  tact::actor_system system{tact::test::configured(
+      {.workers = 2, .queues = 2, .steal = tact::steal_policy::none, .adapt_every = {}})};
+  long_runner& busy = system.spawn_at<long_runner>(tact::on_worker(1));
+  receiver& r = system.spawn_at<receiver>(tact::on_worker(1));
+  busy_sender& s = system.spawn_at<busy_sender>(tact::on_worker(0));
+  busy.system = &system;
+  s.busy = &busy;
+  s.to = &r;
+  REQUIRE(tact::test::eventually([&] { return system.stats().load[1].parked; }));
+  start go_busy;
+  start go_send;
+  busy | go_busy;
+  s | go_send;
+  system.await_quiescence();
+  CHECK_FALSE(busy.seen_idle);
+  // Held to the end of the sender's batch, not posted at once.
+  CHECK(s.queued_after_send == 0);
+  CHECK(r.nudged.load());
+  CHECK(tact::test::conservation_of(system));
+  busy | tact::delete_msg;
+  r | tact::delete_msg;
+  s | tact::delete_msg;
+  system.stop();
+}
 
 TEST_CASE("a send reaches an idle worker while its sender's behaviour still runs") {
   // No stealing: the receiver's queue stays with the second worker, which
