@@ -25,21 +25,33 @@ namespace tact::detail {
 // costs a few stores and a load, and posting gathers each queue's chain,
 // or, where every send held goes to one queue (a flood, or a pipeline
 // stage's output), posts them as they lie.
+//
+// It holds up to `capacity` sends, but only `one_queue_most` while they
+// all go to one queue: sends spread over many queues go in larger groups
+// per lock section, and a flood keeps groups small enough that its
+// receiver does not wait long for each (docs/design.md, "How much it
+// holds"). A held send compares its count with one word, `room_`: that
+// bound, or the backup chunks if there are fewer (see ready()), set
+// again whenever either changes, which is seldom.
 class outbox {
  public:
-  static constexpr std::uint32_t capacity = 128;
+  static constexpr std::uint32_t capacity = 254;
+  static constexpr std::uint32_t one_queue_most = 128;
 
   // `queues`: how many queue indexes there are (sponsors' included).
   explicit outbox(std::uint32_t queues)
       : last_{std::make_unique<std::uint8_t[]>(queues)} {}
 
   bool empty() const noexcept { return count_ == 0; }
-  bool full() const noexcept { return count_ == capacity; }
+  bool full() const noexcept { return count_ == bound_; }
   // Whether add() may be called: there is room, and a backup chunk for
   // each send held and the next (see drain()).
-  bool ready() const noexcept { return count_ < capacity && count_ < backup_.size(); }
+  bool ready() const noexcept { return count_ < room_; }
   // One more backup chunk. Throws std::bad_alloc, and then nothing changed.
-  void add_backup() { backup_.grow(); }
+  void add_backup() {
+    backup_.grow();
+    set_room();
+  }
 
   // Whether a send to `queue` is held.
   bool holds(std::uint32_t queue) const noexcept { return last_[queue] != 0; }
@@ -53,6 +65,10 @@ class outbox {
     if (const std::uint8_t last = last_[queue]; last != 0) {
       next_[last - 1u] = at;
     } else {
+      if (heads_count_ == 1) {
+        bound_ = capacity;
+        set_room();
+      }
       heads_[heads_count_++] = {queue, at};
     }
     last_[queue] = static_cast<std::uint8_t>(at + 1u);
@@ -78,6 +94,8 @@ class outbox {
     }
     heads_count_ = 0;
     count_ = 0;
+    bound_ = one_queue_most;
+    set_room();
   }
 
  private:
@@ -87,7 +105,11 @@ class outbox {
     std::uint32_t queue;
     std::uint8_t first;
   };
+  void set_room() noexcept { room_ = bound_ < backup_.size() ? bound_ : backup_.size(); }
+
   std::uint32_t count_ = 0;
+  std::uint32_t room_ = 0;                // the sends it may hold now
+  std::uint32_t bound_ = one_queue_most;  // capacity once two queues are held for
   std::uint32_t heads_count_ = 0;
   envelope held_[capacity];      // in send order
   std::uint8_t next_[capacity];  // the next send held for the same queue, or none

@@ -390,13 +390,14 @@ class runner : public sleeper {
   // its queue) in parallel with the rest of the sender's batch, which may
   // be long. Its later sends to that queue are held: the first has woken
   // the queue's worker, which runs them after it in any case, and they
-  // reach it in groups (when the outbox fills, at most 128 sends on, or
-  // when the batch ends) instead of one lock section each. Posted one at
-  // a time, a flood into an actor that keeps up went in gulps of a few
-  // messages, each moving the queue's lines between the cores. When every
-  // worker is busy, every send is held: the receiver's worker would reach
-  // it only after work of its own anyway. The idle count is a hint (see
-  // executor::idle_workers); this worker's own flag is exact here.
+  // reach it in groups (when the outbox fills, at most 254 sends on, 128
+  // for one queue, or when the batch ends) instead of one lock section
+  // each. Posted one at a time, a flood into an actor that keeps up went
+  // in gulps of a few messages, each moving the queue's lines between the
+  // cores. When every worker is busy, every send is held: the receiver's
+  // worker would reach it only after work of its own anyway. The idle
+  // count is a hint (see executor::idle_workers); this worker's own flag
+  // is exact here.
   //
   // For the executor's post path, after post_claimed: true if the send is
   // held (it counts as sent once posted).

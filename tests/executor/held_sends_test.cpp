@@ -219,7 +219,7 @@ TEST_CASE("a flood to an idle worker's queue reaches it in groups") {
   // gulp its rest again). Posted one at a time, it gulped every few
   // messages.
   constexpr std::uint64_t n = 20'000;
-  constexpr std::uint64_t outbox_most = tact::detail::outbox::capacity;
+  constexpr std::uint64_t outbox_most = tact::detail::outbox::one_queue_most;
   tact::actor_system system{tact::test::configured(
       {.workers = 2,
        .queues = 2,

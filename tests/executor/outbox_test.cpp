@@ -97,11 +97,35 @@ TEST_CASE("an outbox tells which queues it holds sends for, and posts one queue'
 
 TEST_CASE("an outbox posts a full run of sends to one queue in order") {
   outbox box{2};
-  for (std::uint32_t i = 0; i < outbox::capacity; ++i) hold(box, 1, i);
+  for (std::uint32_t i = 0; i < outbox::one_queue_most; ++i) hold(box, 1, i);
   CHECK(box.full());
   const posted all = drain(box);
   REQUIRE(all.size() == 1);
   CHECK(all[0].first == 1);
-  REQUIRE(all[0].second.size() == outbox::capacity);
-  for (std::uint32_t i = 0; i < outbox::capacity; ++i) CHECK(all[0].second[i] == i);
+  REQUIRE(all[0].second.size() == outbox::one_queue_most);
+  for (std::uint32_t i = 0; i < outbox::one_queue_most; ++i) CHECK(all[0].second[i] == i);
+}
+
+TEST_CASE("an outbox holds fewer sends for one queue than for several") {
+  // A flood into one queue goes in groups of one_queue_most; sends spread
+  // over queues fill the whole capacity, in larger groups per queue.
+  STATIC_REQUIRE(outbox::one_queue_most < outbox::capacity);
+  outbox box{4};
+  std::vector<std::uintptr_t> flood;
+  for (std::uint32_t i = 0; i < outbox::one_queue_most; ++i) {
+    hold(box, 2, i);
+    flood.push_back(i);
+  }
+  CHECK(box.full());
+  CHECK(drain(box) == posted{{2, flood}});
+  // Drained, a flood is bounded again, even after the box held several queues.
+  for (std::uint32_t i = 0; i < outbox::capacity; ++i) hold(box, i % 3, i);
+  CHECK(box.full());
+  const posted spread = drain(box);
+  REQUIRE(spread.size() == 3);
+  CHECK(spread[0].second.size() + spread[1].second.size() + spread[2].second.size() ==
+        outbox::capacity);
+  for (std::uint32_t i = 0; i < outbox::one_queue_most; ++i) hold(box, 3, i);
+  CHECK(box.full());
+  CHECK_FALSE(box.ready());
 }
