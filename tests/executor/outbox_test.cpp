@@ -29,6 +29,7 @@ posted drain(outbox& box) {
 }
 
 void hold(outbox& box, std::uint32_t queue, std::uintptr_t n) {
+  REQUIRE_FALSE(box.full());  // a full box is never ready, however many backup chunks it gets
   while (!box.ready()) box.add_backup();
   box.add(queue, number(n), nullptr, nullptr);
 }
