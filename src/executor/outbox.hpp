@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -43,7 +44,7 @@ class outbox {
       : last_{std::make_unique<std::uint8_t[]>(queues)} {}
 
   bool empty() const noexcept { return count_ == 0; }
-  bool full() const noexcept { return count_ == bound_; }
+  bool full() const noexcept { return count_ == bound(); }
   // Whether add() may be called: there is room, and a backup chunk for
   // each send held and the next (see drain()).
   bool ready() const noexcept { return count_ < room_; }
@@ -65,11 +66,8 @@ class outbox {
     if (const std::uint8_t last = last_[queue]; last != 0) {
       next_[last - 1u] = at;
     } else {
-      if (heads_count_ == 1) {
-        bound_ = capacity;
-        set_room();
-      }
       heads_[heads_count_++] = {queue, at};
+      if (heads_count_ == 2) set_room();  // the bound rises to capacity
     }
     last_[queue] = static_cast<std::uint8_t>(at + 1u);
   }
@@ -94,7 +92,6 @@ class outbox {
     }
     heads_count_ = 0;
     count_ = 0;
-    bound_ = one_queue_most;
     set_room();
   }
 
@@ -105,11 +102,12 @@ class outbox {
     std::uint32_t queue;
     std::uint8_t first;
   };
-  void set_room() noexcept { room_ = bound_ < backup_.size() ? bound_ : backup_.size(); }
+  // one_queue_most while every send held goes to one queue, else capacity.
+  std::uint32_t bound() const noexcept { return heads_count_ > 1 ? capacity : one_queue_most; }
+  void set_room() noexcept { room_ = std::min(bound(), backup_.size()); }
 
   std::uint32_t count_ = 0;
-  std::uint32_t room_ = 0;                // the sends it may hold now
-  std::uint32_t bound_ = one_queue_most;  // capacity once two queues are held for
+  std::uint32_t room_ = 0;  // the sends it may hold now: bound() or the backup chunks
   std::uint32_t heads_count_ = 0;
   envelope held_[capacity];      // in send order
   std::uint8_t next_[capacity];  // the next send held for the same queue, or none
