@@ -44,7 +44,9 @@ inline std::string free_endpoint() {
   }
   static std::mt19937 draw{std::random_device{}()};
   std::uniform_int_distribution<int> port{10000, ephemeral_low - 1};
-  for (;;) {
+  // Bounded: a machine whose every port of the range is taken fails the
+  // test instead of hanging it.
+  for (int tries = 0; tries < 1000; ++tries) {
     const int s = ::socket(AF_INET, SOCK_STREAM, 0);
     REQUIRE(s >= 0);
     sockaddr_in a{};
@@ -55,6 +57,8 @@ inline std::string free_endpoint() {
     ::close(s);
     if (free) return "tcp://127.0.0.1:" + std::to_string(ntohs(a.sin_port));
   }
+  FAIL("no free port below the ephemeral range in 1000 draws");
+  return {};
 }
 
 // Two nodes' configurations, each listing the other: "alpha" and "beta".
