@@ -384,6 +384,7 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
       end_batch(*q, index);
       q = next.queue;
       index = next.index;
+      q->take_up_claimed();
       begin_batch(*q, index);
     }
     batch_began = processed;
@@ -549,7 +550,9 @@ bool runner::claim_or_join(work_queue& q, std::uint32_t index, void* target, voi
       // sends to its own queue). Handed back, q would run them on another
       // worker meanwhile: two behaviours of one actor at once, and its
       // later mail ahead of its earlier. The send takes q's mailbox, and
-      // the claimed batch runs after this one, as claims do.
+      // the claimed batch runs after this one, as claims do, with no
+      // appends (work_queue::take_up_claimed): the sender may be one of
+      // q's actors, and its later sends must not overtake this one.
       if (foreign_) return false;
       if (batch.size() >= defaults::claim_joins) flooded_ = index;
       if (sleeper* parked = q.pause()) parked->wake();
@@ -713,6 +716,7 @@ std::uint64_t runner::drain_claims(std::uint32_t most) {
   for (std::uint32_t n = 0; n < most && claims_count_ != 0; ++n) {
     const claim c = take_oldest_claim();
     if (c.queue == nullptr) continue;
+    c.queue->take_up_claimed();
     ran += process(*c.queue, c.index);
     // A conversation that ran its whole budget gives the sweep its turn.
     if (cut_) break;

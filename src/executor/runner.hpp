@@ -121,8 +121,9 @@ class runner : public sleeper {
   // A send to the queue whose batch this runner is processing joins that
   // batch directly, with no lock, while the per-gulp budget lasts. FIFO per
   // sender holds: every earlier send from an actor of this queue is already
-  // in this batch or was processed before it (a batch cut short and taken
-  // up again with mail behind it has no budget, see
+  // in this batch or was processed before it (a batch with mail behind it
+  // that may hold such sends has no budget: one cut short and taken up
+  // again, or a claimed one taken up with mail that came since the claim, see
   // work_queue::mail_behind), and once the budget is spent all later sends
   // of this batch go through the mailbox, which is gulped after the batch
   // is done. A sender that is not an actor of this queue

@@ -173,12 +173,23 @@ class work_queue {
   // the batch goes on (sends appended to it, cut short and taken back,
   // claimed and handed back unrun). @pre as for batch().
   std::uint32_t take_fresh() noexcept { return std::exchange(fresh_, 0); }
-  // Whether the last gulp took back a batch cut short while the mailbox
-  // held mail. That mail may include sends from this queue's own actors,
-  // made by the batch before it was cut, so sends from them must not join
-  // the batch now (see runner::try_append): they would overtake it.
+  // Whether the mail behind the batch may include sends from this queue's
+  // own actors, so that sends from them must not join the batch now (see
+  // runner::try_append): they would overtake it. So it is when the last
+  // gulp took back a batch cut short while the mailbox held mail (made by
+  // the batch before it was cut), and when a claimed batch is taken up
+  // with mail that came since the claim (see take_up_claimed()).
   // @pre as for batch().
   bool mail_behind() const noexcept { return mail_behind_; }
+  // For the runner that claimed this queue, as it takes up the claimed
+  // batch to run it: its actors may have run on that runner since the
+  // claim, merged into another queue's batch or from the stack, and their
+  // sends to this queue that could not join the claimed batch took the
+  // mailbox. Any mail waiting counts as behind the batch. The count, read
+  // relaxed, shows those sends: the runner made them. @pre as for batch().
+  void take_up_claimed() noexcept {
+    if (queued() != 0) mail_behind_ = true;
+  }
 
   // The gulped messages. @pre only between a taken gulp and finish(), only
   // by the thread that gulped.

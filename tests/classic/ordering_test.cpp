@@ -115,3 +115,81 @@ TEST_CASE("an actor's sends to an actor on its own queue keep their order") {
   target | tact::finished_msg;
   system.stop();
 }
+
+namespace {
+
+// The case below: a parent made from main makes children, inside a
+// behaviour, and sends each a burst of letters; a child, at its first
+// letter, sends itself a burst of numbered messages, and one more at
+// each later letter.
+struct from_parent : tact::message {};
+struct to_self final : tact::actor {
+  static constexpr std::size_t first_burst = 40;
+  to_self(tact::actor& parent, std::size_t letters) : actor{parent.system()} {
+    const std::size_t count = first_burst + letters - 1;
+    own.reserve(count);  // built in place: a copy destroyed unsent is reported
+    for (std::size_t i = 0; i < count; ++i) own.emplace_back(0, i);
+  }
+  std::vector<sequenced> own;
+  std::size_t sent = 0;
+  std::size_t heard = 0;
+  tact::test::fifo_check fifo;
+
+  tact::allocation receive(from_parent&) {
+    const std::size_t n = heard++ == 0 ? first_burst : 1;
+    for (std::size_t i = 0; i < n; ++i) *this | own[sent++];
+    return Nodelete;
+  }
+  tact::allocation receive(sequenced& m) {
+    fifo.accept(m);
+    return Nodelete;
+  }
+};
+struct burst_parent final : tact::actor {
+  burst_parent(tact::actor_system& system, std::size_t letters) : actor{system}, burst{letters} {}
+  std::size_t burst;
+  // Two children, made one after the other: they take two of the worker's
+  // queues, so one of them is not on the parent's.
+  std::vector<from_parent> letters[2];
+  std::unique_ptr<to_self> children[2];
+  tact::allocation receive(go&) {
+    for (int c = 0; c < 2; ++c) {
+      letters[c].resize(burst);
+      children[c] = std::make_unique<to_self>(*this, burst);
+    }
+    for (int c = 0; c < 2; ++c)
+      for (from_parent& l : letters[c]) *children[c] | l;
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("an actor's sends to itself keep their order when it ran in another actor's turn") {
+  // How the engine runs it, at one worker: a child's first letter goes on
+  // the worker's stack and takes the child's queue along; the next ones
+  // join the parent's batch until it is long enough, then the child's
+  // queue's own batch (claimed), then its mailbox. So the child first
+  // runs in its parent's batch, where its sends to itself take its
+  // queue's mailbox; then its queue's batch runs, with letters in it, and
+  // its sends to itself must go behind that mail. At two workers the
+  // same may happen, or not.
+  const std::uint32_t workers = GENERATE(1u, 2u);
+  const std::size_t burst = GENERATE(8u, 20u, 40u, 80u, 200u);
+  CAPTURE(workers, burst);
+  tact::actor_system system{{.workers = workers, .queues = 4 * workers}};
+  burst_parent parent{system, burst};
+  go start;
+  parent | start;
+  system.await_quiescence();
+  for (auto& child : parent.children) {
+    CHECK(child->heard == burst);
+    CHECK(child->sent == to_self::first_burst + burst - 1);
+    CHECK(child->fifo.received() == child->sent);
+    CHECK(child->fifo.out_of_order() == 0);
+    CHECK(child->fifo.duplicates() == 0);
+    *child | tact::finished_msg;
+  }
+  parent | tact::finished_msg;
+  system.stop();
+}
