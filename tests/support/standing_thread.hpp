@@ -85,7 +85,11 @@ struct thread_noter : tact::actor {
 // The thread of pool worker `worker`: a noter placed by `where()` on one
 // of its queues tells, unless an idle thief took the noter's queue before
 // that worker gulped it (a thief may); then another noter tries, up to
-// 100. The noters join `spawned`, for the caller to finish.
+// 100. The noters join `spawned`, for the caller to finish. If none ran
+// there (a worker the governor stood down runs nothing, and beside busy
+// processes it may stand one down for long), everything in `spawned` is
+// deleted before the test fails: left alive, it would keep the system's
+// stop() waiting for good, and the failure would show as a hang.
 template <class Where>
 pid_t thread_of_worker(tact::actor_system& system, std::uint32_t worker, Where&& where,
                        std::vector<tact::actor*>& spawned) {
@@ -96,6 +100,8 @@ pid_t thread_of_worker(tact::actor_system& system, std::uint32_t worker, Where&&
     while (noter.thread.load(std::memory_order_acquire) == 0) std::this_thread::yield();
     if (noter.worker == worker) return noter.thread.load();
   }
+  for (tact::actor* a : spawned) *a | tact::delete_msg;
+  spawned.clear();
   FAIL("no noter ran on worker " << worker);
   return 0;
 }
