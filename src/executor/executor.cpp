@@ -326,12 +326,16 @@ void executor::post_to_mailbox(runner* self, std::uint32_t queue, void* target, 
 // and the registers it saves.
 void post_to_mailbox(executor& ex, runner* self, std::uint32_t queue, void* target, void* message,
                      run_fn run) {
-  if (self != nullptr && self->hold_again(queue, target, message, run)) return;
+  if (self != nullptr) {
+    self->close_unchecked_merges();  // the batch's sends no longer all merge
+    if (self->hold_again(queue, target, message, run)) return;
+  }
   ex.post_to_mailbox(self, queue, target, message, run);
 }
 
 void post_share(executor& ex, runner& self, std::uint32_t queue, void* target, void* message,
                 run_fn run) {
+  self.close_unchecked_merges();
   ex.post_now(self, queue, target, message, run);
 }
 

@@ -190,6 +190,7 @@ inline void runner::start_batch(work_queue& q, std::uint32_t index, std::uint32_
   mixed_ = false;
   merging_ = claims_on_;
   merges_left_ = 1;
+  unchecked_merges_ = 0;
 }
 
 inline void runner::end_batch(work_queue& q, std::uint32_t index) noexcept {
@@ -505,6 +506,7 @@ bool runner::give_oldest(std::uint32_t queue) noexcept {
   if (movable == 0) return false;
   const auto at = static_cast<std::uint32_t>(std::countr_zero(movable));
   const envelope e = stack_[at];
+  close_unchecked_merges();  // one of the batch's sends takes a mailbox after all
   try {
     owner_.post_now(*this, queue, e.target, e.message, e.run);
   } catch (const std::bad_alloc&) {
@@ -622,6 +624,9 @@ void runner::weigh_merges() noexcept {
 }
 
 void runner::keep(work_queue& q, std::uint32_t index) noexcept {
+  // Mail its actors sent before it was taken may wait in other kept
+  // queues, unseen by the looks that opened them.
+  close_unchecked_merges();
   q.batch().recycle();
   kept_[kept_count_++] = {&q, index};
   kept_at_[index] = kept_count_;
@@ -651,6 +656,39 @@ void runner::absorb_all(const work_queue& in_hand) noexcept {
   };
   absorb(owned_.first, owned_.last);
   owner_.for_each_covered(index_, owner_.active_workers(), absorb);
+  open_unchecked_merges();
+}
+
+// merge() looks, on every send, at the receiving queue: nothing for its
+// actors may wait in its mailbox (its count) or in its own batch (the
+// hop's). A turn run alone makes those looks once, for every queue it
+// keeps, right after absorb_all has taken in the last of them: the queues
+// taken now, and those kept from its earlier batches, whose mailboxes may
+// hold what those batches' outboxes posted. Each earlier send of the kept
+// queues' actors happens-before the read of its queue's count: made on
+// this thread, it is sequenced before; made on another (a helping asker's
+// runner that held the sender's queue while the turn took the others), it
+// happens-before the take of the sender's queue (its lock, and the last
+// processor's release of being_processed), which comes before the reads.
+// Only this runner takes their mail in. So counts read as zero mean that
+// none of it waits, and none of those actors runs anywhere else until the
+// queues are let go. What could put mail of theirs in a kept queue's
+// mailbox from then on is this runner alone, and each way closes the
+// unchecked merges for the rest of the batch: a send that neither appends
+// nor merges (post_to_mailbox and post_share: the mailbox, the outbox, a
+// claim, a hop; give_oldest, a stacked message moved to a hungry worker),
+// a parallel transactional actor's send (appends_held), a queue kept after
+// now, whose actors may have sent before it was taken (keep()), and a
+// behaviour that waits (suspend(), which takes the kept queues along).
+// Until then a send to a kept queue merges on its mark alone, and marks
+// the batch as one that merged, as merge() does. The unchecked merges stop
+// at the solo bound, where the checked ones take over and stop merging.
+void runner::open_unchecked_merges() noexcept {
+  if (!merging_ || appends_held_ != 0 || hop_.queue != nullptr || sends_held_) return;
+  for (std::uint32_t i = 0; i < kept_count_; ++i)
+    if (kept_[i].queue->queued() != 0) return;
+  const std::uint32_t size = current_->batch().size();
+  if (size < defaults::solo_batch_most) unchecked_merges_ = defaults::solo_batch_most - size;
 }
 
 // Counted from the first batch after the park (see run_batch), not from

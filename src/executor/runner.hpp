@@ -148,6 +148,10 @@ class runner : public sleeper {
     return true;
   }
 
+  // A send of the batch in hand that neither appends nor merges ends its
+  // unchecked merges (see open_unchecked_merges()).
+  void close_unchecked_merges() noexcept { unchecked_merges_ = 0; }
+
   // The stack (defaults::stack_most). A pool worker's batch runs what its
   // stack holds before its next envelope, last in first out, so that a
   // tree of actors made inside behaviours unfolds depth first, as a call
@@ -469,7 +473,10 @@ class runner : public sleeper {
   // budget anyway.
   class appends_held {
    public:
-    explicit appends_held(runner& r) noexcept : r_{r} { ++r_.appends_held_; }
+    explicit appends_held(runner& r) noexcept : r_{r} {
+      ++r_.appends_held_;
+      r_.close_unchecked_merges();
+    }
     ~appends_held() { --r_.appends_held_; }
     appends_held(const appends_held&) = delete;
     appends_held& operator=(const appends_held&) = delete;
@@ -700,6 +707,15 @@ class runner : public sleeper {
   // The queue is found from its index, not from the kept list: the load
   // of its count then need not wait for the load of its mark.
   bool merge(std::uint32_t queue, void* target, void* message, run_fn run) {
+    if (unchecked_merges_ != 0 && kept_at_[queue] != 0) {
+      current_->batch().push(envelope{target, message, run});  // may throw: nothing changed then
+      ++merged_;
+      --unchecked_merges_;
+      foreign_ = true;
+      mixed_ = true;
+      conversed_ = true;
+      return true;
+    }
     if (kept_at_[queue] == 0 || appends_held_ != 0) return false;
     const work_queue& q = queues_[queue];
     if (&q == hop_.queue || q.queued() != 0) return false;
@@ -716,6 +732,12 @@ class runner : public sleeper {
   // Reads the batch's size for merge(): merging goes off at the bound, or
   // merges_left_ counts the merges until the next reading.
   [[gnu::cold]] void weigh_merges() noexcept;
+  // A solo turn's merges without the looks (see absorb_all()): once every
+  // queue it keeps has been taken in and none has mail waiting, a send to
+  // a kept queue needs no look at that queue's count or at the hop, only
+  // its mark, for as long as every send of the batch merges or appends.
+  // Whatever else happens closes them for the rest of the batch.
+  void open_unchecked_merges() noexcept;
   // A turn of a worker that runs alone (the governor stood the others
   // down, see executor::alone): at its first batch's start, every other
   // queue it sweeps that nobody processes is taken into that batch and
@@ -825,6 +847,9 @@ class runner : public sleeper {
   std::uint32_t merged_ = 0;
   // Merges before merge() next reads the batch's size.
   std::uint32_t merges_left_ = 0;
+  // Merges the batch in hand may still take without looking at the
+  // receiving queue (see open_unchecked_merges()); 0: none.
+  std::uint32_t unchecked_merges_ = 0;
   // The batch in hand runs envelopes of kept queues' actors, merged,
   // absorbed or stacked: some of them may not have run yet.
   bool foreign_ = false;

@@ -99,6 +99,7 @@ void runner::suspend(wake_condition& c) {
   budget_ = 0;
   batch_serial_ = 0;
   merging_ = false;
+  close_unchecked_merges();
   current_ = nullptr;
   current_index_ = no_queue;
   running_target_ = nullptr;

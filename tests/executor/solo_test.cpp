@@ -11,7 +11,8 @@
 // batch run alone appends to its own queue as far as it merges, a
 // worker stood down while a behaviour of it waits takes no new work, and
 // a worker woken into new work runs its first turn as an ordinary batch
-// however late its thread runs.
+// however late its thread runs. Actors' letters to each other keep their
+// order while threads that ask run queues the turn has not taken yet.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -43,6 +44,19 @@ struct answerer : tact::actor {
   }
 };
 
+// A token's hop: on to a random actor of `all`, or counted as arrived
+// once it has no hops left.
+template <class Actor>
+void pass_on(token& t, const std::vector<std::unique_ptr<Actor>>& all,
+             std::atomic<std::uint64_t>& arrived) {
+  if (t.hops_left == 0) {
+    arrived.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  --t.hops_left;
+  *all[t.next_random() % all.size()] | t;
+}
+
 // Passes tokens on to random wanderers; every `ask_every`-th token it
 // handles, it first asks the answerer and waits. Checks that its
 // behaviours never overlap (the wait included) and that letters from each
@@ -71,12 +85,7 @@ struct wanderer : tact::actor {
       if (a.has_value() && *a) ++answered;
     }
     leave();
-    if (t.hops_left == 0) {
-      arrived->fetch_add(1, std::memory_order_relaxed);
-      return Nodelete;
-    }
-    --t.hops_left;
-    *(*all)[t.next_random() % all->size()] | t;
+    pass_on(t, *all, *arrived);
     return Nodelete;
   }
   tact::allocation receive(sequenced& m) {
@@ -170,6 +179,104 @@ TEST_CASE("a worker running alone keeps every message's guarantees, waits includ
            if (ask_every == 0) CHECK(s.total.gulps * 4 < s.total.messages_processed);
            CHECK(s.total.suspensions == asked);
          });
+  system.stop();
+}
+
+namespace {
+
+// Talks to the others: for each token it passes on, it first sends a
+// burst of numbered letters to another talker, drawn at random, so that
+// one sender's letters to one receiver are often several in a row, and a
+// later one could overtake an earlier one if the turn merged it past mail
+// waiting in the receiver's queue. Each talker checks the order of what it
+// hears, per sender.
+struct talker : tact::actor {
+  std::vector<std::unique_ptr<talker>>* all = nullptr;
+  std::uint64_t id = 0;
+  std::vector<std::uint64_t> next_to;  // per receiver: the number of the next letter
+  tact::test::fifo_check heard;
+  std::atomic<std::uint64_t>* arrived = nullptr;
+
+  tact::allocation receive(token& t) {
+    talker& to = *(*all)[t.next_random() % all->size()];
+    for (std::uint64_t burst = 1 + t.next_random() % 3; burst != 0; --burst)
+      tact::send_new<sequenced>(to, id, next_to[to.id]++);
+    pass_on(t, *all, *arrived);
+    return Nodelete;
+  }
+  tact::allocation receive(sequenced& m) {
+    heard.accept(m);
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("letters between actors keep their order in a turn run alone, with askers helping") {
+  // The turn's merges skip their look at the receiving queue once every
+  // queue is taken and none has mail waiting (runner::open_unchecked_merges).
+  // Threads that ask meanwhile run queues themselves while they wait (a
+  // queue the turn has not taken yet): the talkers they run send to queues
+  // the turn took before, and those letters must still come first.
+  const std::uint32_t workers = GENERATE(2u, 8u);
+  INFO(workers << " workers, seed " << tact::test::test_seed());
+  tact::actor_system system{{.workers = workers, .adapt_every = std::chrono::hours{1}}};
+  tact::detail::executor_of(system).set_active(1);
+  for (std::uint32_t w = 1; w < workers; ++w)
+    while (!system.stats().load[w].resting) std::this_thread::yield();
+
+  std::vector<std::unique_ptr<talker>> all;
+  std::atomic<std::uint64_t> arrived{0};
+  const std::uint32_t talkers = 2 * 16 * workers;  // two on every queue, placed round robin
+  for (std::uint32_t i = 0; i < talkers; ++i) {
+    auto& t = all.emplace_back(std::make_unique<talker>());
+    t->all = &all;
+    t->id = i;
+    t->next_to.assign(talkers, 0);
+    t->arrived = &arrived;
+  }
+  auto& oracle = system.spawn<answerer>();
+  constexpr std::uint64_t tokens = 32;
+  const std::uint64_t hops = tact::test::scaled(4'000);
+  std::vector<token> moving(tokens);
+  for (std::uint64_t i = 0; i < tokens; ++i) {
+    moving[i].id = i;
+    moving[i].hops_left = hops;
+    moving[i].rng = tact::test::mix(tact::test::test_seed(), i);
+    *all[i % all.size()] | moving[i];
+  }
+  // Askers from outside, helping while they wait, until the tokens are in.
+  std::atomic<std::uint64_t> answered{0};
+  std::vector<std::thread> askers;
+  for (int a = 0; a < 2; ++a)
+    askers.emplace_back([&] {
+      do {
+        if (tact::ask(oracle, question{}, 60s).has_value()) answered.fetch_add(1);
+      } while (arrived.load(std::memory_order_relaxed) < tokens);
+    });
+  for (auto& a : askers) a.join();
+  system.await_quiescence();
+
+  CHECK(arrived.load() == tokens);
+  std::uint64_t sent = 0;
+  std::uint64_t heard = 0;
+  std::uint64_t streams_short = 0;  // a receiver's count from a sender that is not all it sent
+  for (const auto& t : all) {
+    for (const std::uint64_t n : t->next_to) sent += n;
+    heard += t->heard.received();
+    CHECK(t->heard.clean());
+    for (const auto& from : all)
+      if (t->heard.next(from->id) != from->next_to[t->id]) ++streams_short;
+  }
+  CHECK(heard == sent);
+  CHECK(streams_short == 0);
+  CHECK(answered.load() >= askers.size());
+  const tact::system_stats s = system.stats();
+  for (std::uint32_t w = 1; w < workers; ++w) CHECK(s.workers[w].messages_processed == 0);
+  CHECK(tact::test::conservation_of(system));
+  for (const auto& t : all) *t | tact::finished_msg;
+  oracle | tact::delete_msg;
+  system.await_quiescence();
   system.stop();
 }
 

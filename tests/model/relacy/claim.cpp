@@ -23,7 +23,12 @@
 //    runner::absorb_all) delivers what it held there, once and in order,
 //    and a letter merged into that batch later (runner::merge) comes after
 //    every earlier one of its sender that took the mailbox: the merge
-//    looks at the count of waiting mail as the rejoin does.
+//    looks at the count of waiting mail as the rejoin does;
+//  * in a solo turn whose merges skip that look (runner::
+//    open_unchecked_merges), a sender whose queue was taken last, after it
+//    ran elsewhere and posted to a queue taken earlier, still has that
+//    mail delivered before its later letter: the counts are read once,
+//    after every take, and a count above zero keeps the merges checked.
 //
 // The queue and its parking are the engine's: work_queue (post, claim,
 // pause, gulp, finish, register_waiter), parker and the futex. The owner
@@ -201,6 +206,71 @@ struct claim_race : rl::test_suite<claim_race<asleep_only, next>, 3> {
   tact::detail::copy_queue batch{1};  // the batch in hand of a solo turn
 };
 
+// How a solo turn opens its unchecked merges (see solo_race).
+enum class opens {
+  after_takes,   // reads the counts once every queue is taken, as the runner does
+  before_takes,  // reads them before taking the sender's queue (a mutant)
+  unlooked,      // never reads them (a mutant)
+};
+
+// Thread 0 runs the sender's queue P elsewhere (a helping asker's runner):
+// it runs the letter that makes the sender act, the sender posts its first
+// letter to Q, the receiver's queue, and P is let go. Thread 1 runs a solo
+// turn: it takes Q into its batch, then P (once P is let go), reads Q's
+// count of waiting mail, and runs the sender again, whose second letter
+// merges into the batch without a look if the count read zero, and takes
+// Q's mailbox otherwise. Every letter is delivered once, each sender's in
+// order: a merge opened before P was taken, or without the count, may
+// overtake the first letter, waiting in Q's mailbox.
+template <opens how>
+struct solo_race : rl::test_suite<solo_race<how>, 2> {
+  work_queue p{1};
+  work_queue q{1};
+  letter wake;      // from sender 1, to the sender (actor 1)
+  letter sends[2];  // from the sender (sender 0), to the receiver (actor 0)
+  tact::model::post_office<2, 2> office;
+  tact::detail::copy_queue batch{1};  // the solo turn's batch in hand
+
+  void before() {
+    office.open();
+    wake.from = 1;
+    wake.actor = 1;
+    for (int i = 0; i < 2; ++i) {
+      sends[i].from = 0;
+      sends[i].seq = i;
+    }
+    // P is already thread 0's, with the letter to run.
+    (void)office.post(p, wake);
+    RL_ASSERT(p.gulp() == work_queue::gulp_result::taken);
+  }
+
+  void thread(unsigned index) {
+    if (index == 0) {
+      office.run(p, p.batch());
+      (void)office.post(q, sends[0]);
+      p.finish();
+      return;
+    }
+    RL_ASSERT(q.absorb(batch));  // nobody else processes Q
+    bool open = how == opens::before_takes && q.queued() == 0;
+    while (!p.absorb(batch)) tact::detail::model_yield();
+    if (how == opens::after_takes) open = q.queued() == 0;
+    if (how == opens::unlooked) open = true;
+    if (open)
+      office.join(batch, sends[1]);
+    else
+      (void)office.post(q, sends[1]);
+    office.run(q, batch, true);
+    p.finish();
+    q.finish();
+  }
+
+  void after() {
+    office.drain(q);
+    office.check({2, 1});
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -222,6 +292,15 @@ int main(int argc, char** argv) {
                                                      search::bounded(2));
   m.check<claim_race<false, then::absorb_and_merge>>("absorb and merge: random",
                                                      search::random(100000));
+  m.check<solo_race<opens::after_takes>>(
+      "solo turn, merges unchecked once all is taken: up to 3 preemptions", search::bounded(3));
+  m.check<solo_race<opens::after_takes>>("solo turn, merges unchecked once all is taken: random",
+                                         search::random(100000));
+  m.mutant<solo_race<opens::before_takes>>(
+      "mutant: unchecked merges opened before the sender's queue is taken", search::bounded(2),
+      rl::test_result_user_assert_failed);
+  m.mutant<solo_race<opens::unlooked>>("mutant: unchecked merges opened without a look",
+                                       search::bounded(2), rl::test_result_user_assert_failed);
   m.mutant<claim_race<false, then::merge_unchecked>>(
       "mutant: a merge overtakes its sender's mail", search::bounded(2),
       rl::test_result_user_assert_failed);
