@@ -85,15 +85,19 @@ struct thread_noter : tact::actor {
 // The thread of pool worker `worker`: a noter placed by `where()` on one
 // of its queues tells, unless an idle thief took the noter's queue before
 // that worker gulped it (a thief may); then another noter tries, up to
-// 100. The noters join `spawned`, for the caller to finish. If none ran
-// there (a worker the governor stood down runs nothing, and beside busy
+// 10,000: beside busy processes the worker's thread may lose the
+// processor for long, and an idle thief then takes every noter posted
+// meanwhile (100 tries all went to the thief in 1 of 145 runs of
+// solo_test.cpp beside four). The noters join `spawned`, for the caller
+// to finish. If none ran there (a worker the governor stood down runs
+// nothing, and beside busy
 // processes it may stand one down for long), everything in `spawned` is
 // deleted before the test fails: left alive, it would keep the system's
 // stop() waiting for good, and the failure would show as a hang.
 template <class Where>
 pid_t thread_of_worker(tact::actor_system& system, std::uint32_t worker, Where&& where,
                        std::vector<tact::actor*>& spawned) {
-  for (int tries = 0; tries < 100; ++tries) {
+  for (int tries = 0; tries < 10'000; ++tries) {
     auto& noter = system.spawn_at<thread_noter>(where());
     spawned.push_back(&noter);
     noter | noter.asked;
