@@ -705,7 +705,10 @@ class runner : public sleeper {
   // post path kept more registers for it), and a reading every 15 merges
   // still cost thread_ring at two workers a tenth of its time.
   // The queue is found from its index, not from the kept list: the load
-  // of its count then need not wait for the load of its mark.
+  // of its count then need not wait for the load of its mark. In a turn
+  // run alone the looks at the count and the hop are made once for every
+  // kept queue, and until something closes them the mark alone decides
+  // (see open_unchecked_merges()).
   bool merge(std::uint32_t queue, void* target, void* message, run_fn run) {
     if (unchecked_merges_ != 0 && kept_at_[queue] != 0) {
       current_->batch().push(envelope{target, message, run});  // may throw: nothing changed then
@@ -732,11 +735,12 @@ class runner : public sleeper {
   // Reads the batch's size for merge(): merging goes off at the bound, or
   // merges_left_ counts the merges until the next reading.
   [[gnu::cold]] void weigh_merges() noexcept;
-  // A solo turn's merges without the looks (see absorb_all()): once every
-  // queue it keeps has been taken in and none has mail waiting, a send to
-  // a kept queue needs no look at that queue's count or at the hop, only
-  // its mark, for as long as every send of the batch merges or appends.
-  // Whatever else happens closes them for the rest of the batch.
+  // A solo turn's merges without the looks, opened by absorb_all(): once
+  // every queue it keeps has been taken in and none has mail waiting, a
+  // send to a kept queue needs no look at that queue's count or at the
+  // hop, only its mark, for as long as every send of the batch merges or
+  // appends. Whatever else happens closes them for the rest of the batch
+  // (the order argument is at the definition).
   void open_unchecked_merges() noexcept;
   // A turn of a worker that runs alone (the governor stood the others
   // down, see executor::alone): at its first batch's start, every other
