@@ -711,26 +711,27 @@ class runner : public sleeper {
   // (see open_unchecked_merges()).
   bool merge(std::uint32_t queue, void* target, void* message, run_fn run) {
     if (unchecked_merges_ != 0 && kept_at_[queue] != 0) {
-      current_->batch().push(envelope{target, message, run});  // may throw: nothing changed then
-      ++merged_;
+      join_batch(target, message, run);
       --unchecked_merges_;
-      foreign_ = true;
-      mixed_ = true;
-      conversed_ = true;
       return true;
     }
     if (kept_at_[queue] == 0 || appends_held_ != 0) return false;
     const work_queue& q = queues_[queue];
     if (&q == hop_.queue || q.queued() != 0) return false;
-    copy_queue& batch = current_->batch();
-    batch.push(envelope{target, message, run});  // may throw: nothing changed then
+    join_batch(target, message, run);
+    if (--merges_left_ == 0) [[unlikely]]
+      weigh_merges();
+    return true;
+  }
+  // A merged envelope into the batch in hand, counted as a local send;
+  // the batch now runs other queues' actors (foreign_, mixed_), and its
+  // queue conversed. Throws std::bad_alloc with nothing changed.
+  [[gnu::always_inline]] void join_batch(void* target, void* message, run_fn run) {
+    current_->batch().push(envelope{target, message, run});
     ++merged_;
     foreign_ = true;
     mixed_ = true;
     conversed_ = true;
-    if (--merges_left_ == 0) [[unlikely]]
-      weigh_merges();
-    return true;
   }
   // Reads the batch's size for merge(): merging goes off at the bound, or
   // merges_left_ counts the merges until the next reading.

@@ -90,10 +90,10 @@ struct thread_noter : tact::actor {
 // meanwhile (100 tries all went to the thief in 1 of 145 runs of
 // solo_test.cpp beside four). The noters join `spawned`, for the caller
 // to finish. If none ran there (a worker the governor stood down runs
-// nothing, and beside busy
-// processes it may stand one down for long), everything in `spawned` is
-// deleted before the test fails: left alive, it would keep the system's
-// stop() waiting for good, and the failure would show as a hang.
+// nothing, and beside busy processes it may stand one down for long),
+// everything in `spawned` is deleted before the test fails: left alive,
+// it would keep the system's stop() waiting for good, and the failure
+// would show as a hang.
 template <class Where>
 pid_t thread_of_worker(tact::actor_system& system, std::uint32_t worker, Where&& where,
                        std::vector<tact::actor*>& spawned) {
