@@ -11,8 +11,9 @@ part of its name (all workloads by default). Every engine's program runs
 once per repetition, interleaved (tact run 1, caf run 1, tact run 2, ...),
 so that drift of the shared machine hits both engines alike; the table
 gives medians and the slowest run. The peak resident memory of each run is
-measured from here (os.wait4) and added to its JSON line as max_rss_kb, the
-1-minute load average at its start as load.
+measured from here (os.wait4) and added to its JSON line as max_rss_kb, its
+processor time (user and system, the whole program) as cpu_s, the 1-minute
+load average at its start as load.
 
 --busy N runs the whole suite beside `stress-ng --cpu N`: N CPU-bound
 processes competing with every run (each JSON line records busy: N).
@@ -222,6 +223,7 @@ def run_once(path, workload, engine, threads, quick, timeout):
     if said != (workload, engine, threads):
         return None, f"{where}: reports itself as {said}"
     result["max_rss_kb"] = usage.ru_maxrss  # kilobytes on Linux
+    result["cpu_s"] = round(usage.ru_utime + usage.ru_stime, 4)
     return result, None
 
 
@@ -323,6 +325,7 @@ def summarize(runs):
             "slowest": max(r["seconds"] for r in rs),
             "ns_per_msg": statistics.median(ns) if ns else None,
             "max_rss_kb": statistics.median(r["max_rss_kb"] for r in rs),
+            "cpus": statistics.median(r["cpu_s"] / r["seconds"] for r in rs),
             "runs": len(rs),
         }
         for field in LATENCY_FIELDS:
@@ -354,7 +357,8 @@ def print_markdown(head, rows, out, names=2):
 def print_table(medians, workloads, engines, thread_list, out=sys.stdout):
     """The main table: times, memory and the ratios to the peer."""
     peer = next((e for e in engines if e != ENGINE), None)
-    head = ["benchmark", "system", "threads", "median s", "slowest s", "ns/msg", "peak RSS MB"]
+    head = ["benchmark", "system", "threads", "median s", "slowest s", "ns/msg", "peak RSS MB",
+            "CPUs"]
     if peer:
         head += [f"time {ENGINE}/{peer}", f"slowest {ENGINE}/{peer}", f"RSS {ENGINE}/{peer}"]
     rows = []
@@ -365,8 +369,9 @@ def print_table(medians, workloads, engines, thread_list, out=sys.stdout):
                 m = medians.get((w, e, t))
                 row = [w, e, str(t)]
                 row += ([fmt(m["seconds"], ".3f"), fmt(m["slowest"], ".3f"),
-                         fmt(m["ns_per_msg"], ".1f"), fmt(m["max_rss_kb"] / 1024, ".1f")]
-                        if m else ["failed", "-", "-", "-"])
+                         fmt(m["ns_per_msg"], ".1f"), fmt(m["max_rss_kb"] / 1024, ".1f"),
+                         fmt(m["cpus"], ".2f")]
+                        if m else ["failed", "-", "-", "-", "-"])
                 if peer:
                     theirs = medians.get((w, peer, t))
                     if e == ENGINE and m and theirs:
@@ -569,6 +574,7 @@ def main(argv):
                 print(f"{tag}  load {load:5.2f}  {result['seconds']:8.3f} s"
                       + (f"  {ns:10.1f} ns/msg" if ns is not None else f"  {'':>10}       ")
                       + f"  {result['max_rss_kb'] / 1024:7.1f} MB"
+                      + f"  {result['cpu_s'] / result['seconds']:5.2f} CPUs"
                       + (f"  p99 {fmt_us(p99)} us" if p99 is not None else ""), file=sys.stderr)
         load_after = os.getloadavg()[0]
     finally:
