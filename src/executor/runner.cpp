@@ -452,7 +452,12 @@ void runner::step(work_queue& q, std::uint32_t index) {
 
 // Into the batch in hand's front, in the order the stack would have run
 // them (see can_stack()): all of them, or none for lack of memory.
+// Nothing to flush adds nothing of kept queues' actors: the batch stays
+// one its budget may cut (a flush of an empty stack at the budget used to
+// mark a batch that had stacked another queue's message mixed, and sieve's
+// first filter then ran its whole backlog as one turn).
 void runner::flush_stack() {
+  if (stack_size_ == 0) return;
   current_->batch().push_front(stack_, stack_size_);
   stack_size_ = 0;
   if (foreign_) mixed_ = true;  // envelopes of kept queues' actors may be among them
@@ -615,12 +620,22 @@ runner::claim runner::take_oldest_claim() noexcept {
   return c;
 }
 
-void runner::weigh_merges() noexcept {
+void runner::weigh_then_send(std::uint32_t queue, void* target, void* message, run_fn run) {
+  if (weigh_merges())
+    join_batch(target, message, run);
+  else if (!try_rejoin(queue, target, message, run))
+    post_to_mailbox(owner_, this, queue, target, message, run);
+}
+
+// Below the bound, which is at most the reach: merges_left_ is 1 or more.
+bool runner::weigh_merges() noexcept {
   const std::uint32_t size = current_->batch().size();
-  if (size >= (solo_ ? defaults::solo_batch_most : defaults::claim_joins))
+  if (size >= (solo_ ? defaults::solo_batch_most : defaults::claim_joins)) {
     merging_ = false;
-  else
-    merges_left_ = (solo_ ? defaults::solo_batch_most : defaults::merge_reading_reach) - size;
+    return false;
+  }
+  merges_left_ = (solo_ ? defaults::solo_batch_most : defaults::merge_reading_reach) - size;
+  return true;
 }
 
 void runner::keep(work_queue& q, std::uint32_t index) noexcept {

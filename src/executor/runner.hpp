@@ -140,6 +140,10 @@ class runner : public sleeper {
   // in hand, whose earlier sends to it may wait in its mailbox, posted
   // while it was claimed and waited to run: their sends to it append
   // only while nothing waits there, as merge() requires of a kept queue.
+  //
+  // True if the envelope was sent: appended, merged, or, where a batch's
+  // first merge finds no room, sent on by merge() itself (see
+  // weigh_then_send()).
   bool try_append(std::uint32_t queue, void* target, void* message, run_fn run) {
     if (current_index_ != queue) return merging_ && merge(queue, target, message, run);
     if (budget_ == 0 || appends_held_ != 0 || (foreign_ && current_->queued() != 0)) return false;
@@ -198,7 +202,7 @@ class runner : public sleeper {
   bool can_stack(std::uint32_t queue, bool unsent) noexcept {
     if (!stack_open_ || stack_size_ == defaults::stack_most || appends_held_ != 0) return false;
     if (queue == current_index_) return true;
-    if (!merging_) return false;
+    if (!merging_ || !room_to_merge()) return false;
     if (kept_at_[queue] != 0) {
       const work_queue& q = queues_[queue];
       return &q != hop_.queue;
@@ -692,14 +696,17 @@ class runner : public sleeper {
   // claim's flood is handed back (see post_claimed); in a solo turn, only
   // at defaults::solo_batch_most (see absorb_all()).
   //
-  // The batch's size is read after the batch's first merge, and then only
-  // after as many merges as it would take to reach
+  // The batch's size is read at the batch's first merge, before it joins,
+  // and then only after as many merges as it would take to reach
   // defaults::merge_reading_reach from there (merges_left_; in a solo
   // turn, the bound itself): a flood is seen by the time merges alone
-  // have carried the batch that far, and the first reading may find it at
-  // the bound already (one over). What else grows the batch in hand meanwhile is
-  // bounded on its own (same-queue appends by the budget, the stack by
-  // defaults::stack_most) and is seen at the next reading. A
+  // have carried the batch that far. A batch found at the bound already
+  // (a backlog of its own queue's mail) takes no merge at all: one merged
+  // envelope would make its whole backlog run past the gulp budget (a
+  // flood of 20,000 two-microsecond messages ran as one 40 ms turn while
+  // the worker's other queues waited). What else grows the batch in hand
+  // meanwhile is bounded on its own (same-queue appends by the budget,
+  // the stack by defaults::stack_most) and is seen at the next reading. A
   // conversation's batch holds one or two envelopes; reading its size at
   // every merge cost each hop about a nanosecond, a seventh of a hop (the
   // post path kept more registers for it), and a reading every 15 merges
@@ -718,11 +725,26 @@ class runner : public sleeper {
     if (kept_at_[queue] == 0 || appends_held_ != 0) return false;
     const work_queue& q = queues_[queue];
     if (&q == hop_.queue || q.queued() != 0) return false;
+    if (--merges_left_ == 0) [[unlikely]] {
+      weigh_then_send(queue, target, message, run);
+      return true;
+    }
     join_batch(target, message, run);
-    if (--merges_left_ == 0) [[unlikely]]
-      weigh_merges();
     return true;
   }
+  // A merge that reads the batch's size first (weigh_merges()): it joins
+  // if there is room, and else sends the envelope on itself, as post()
+  // does after a merge refused (try_rejoin, then the mailbox). So the
+  // send is done either way and post()'s call of it is its last: the post
+  // path keeps no register across it (with a refusal to act on, post kept
+  // the envelope's words in more registers, saved and restored on every
+  // send).
+  [[gnu::cold, gnu::noinline]] void weigh_then_send(std::uint32_t queue, void* target,
+                                                    void* message, run_fn run);
+  // Whether the batch in hand may take another queue's envelope (a merge,
+  // or one on the stack, which a budget spent flushes into the batch):
+  // counts it, and reads the batch's size when due.
+  bool room_to_merge() noexcept { return --merges_left_ != 0 || weigh_merges(); }
   // A merged envelope into the batch in hand, counted as a local send;
   // the batch now runs other queues' actors (foreign_, mixed_), and its
   // queue conversed. Throws std::bad_alloc with nothing changed.
@@ -733,9 +755,10 @@ class runner : public sleeper {
     mixed_ = true;
     conversed_ = true;
   }
-  // Reads the batch's size for merge(): merging goes off at the bound, or
-  // merges_left_ counts the merges until the next reading.
-  [[gnu::cold]] void weigh_merges() noexcept;
+  // Reads the batch's size for merge(), before the merge joins: false,
+  // and merging goes off, at the bound; else merges_left_ counts the
+  // merges until the next reading.
+  [[gnu::cold]] bool weigh_merges() noexcept;
   // A solo turn's merges without the looks, opened by absorb_all(): once
   // every queue it keeps has been taken in and none has mail waiting, a
   // send to a kept queue needs no look at that queue's count or at the

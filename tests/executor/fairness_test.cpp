@@ -73,6 +73,14 @@ struct holder : tact::actor {
   std::shared_future<void> released_ = release_.get_future().share();
 };
 
+// The most messages taking `each` or longer that one turn of `budget`
+// runs: what fits, one past it, and the clock's reach (it is read at
+// least once per gulp_clock_every messages). A turn whose thread is
+// preempted runs fewer.
+std::uint64_t turn_most(std::chrono::nanoseconds budget, std::chrono::nanoseconds each) {
+  return static_cast<std::uint64_t>(budget / each) + 1 + tact::defaults::gulp_clock_every;
+}
+
 }  // namespace
 
 TEST_CASE("a flood into one queue delays another queue of its worker by the gulp budget") {
@@ -102,8 +110,7 @@ TEST_CASE("a flood into one queue delays another queue of its worker by the gulp
   // gulp_clock_every messages: however the thread is scheduled, no more
   // than this can run first (a preempted thread runs fewer).
   const std::uint64_t before = p.flood_before.load();
-  const std::uint64_t most =
-      static_cast<std::uint64_t>(budget / each) + 1 + tact::defaults::gulp_clock_every;
+  const std::uint64_t most = turn_most(budget, each);
   CAPTURE(before, most);
   if (budget == 0us) {
     CHECK(before == flood);
@@ -281,5 +288,162 @@ TEST_CASE("a batch cut at the gulp budget keeps each sender's order, local appen
   CHECK(tact::test::conservation_of(system));
   for (sender* s : all) *s | tact::delete_msg;
   r | tact::delete_msg;
+  system.stop();
+}
+
+namespace {
+
+struct hello_msg : tact::message {};
+struct reply_msg : tact::message {};
+
+// Sends the flooded actor one message of its own, from a batch of one:
+// that send claims the flooded actor's queue, and this one's queue is
+// kept meanwhile, so that the flooded actor's reply may merge.
+struct caller : tact::actor {
+  flooded* to = nullptr;
+  std::atomic<std::uint64_t> replies{0};
+  tact::allocation receive(hello_msg&) {
+    *to | flood_;
+    return Nodelete;
+  }
+  tact::allocation receive(reply_msg&) {
+    replies.fetch_add(1, std::memory_order_relaxed);
+    return Nodelete;
+  }
+
+ private:
+  flood_msg flood_;
+};
+
+// A flooded actor that answers the first flood message it runs.
+struct answering : flooded {
+  answering(std::chrono::nanoseconds each, caller& c) : flooded{each}, caller_{c} {}
+  tact::allocation receive(flood_msg& m) {
+    if (!answered_) {
+      answered_ = true;
+      caller_ | reply_;
+    }
+    return flooded::receive(m);
+  }
+
+ private:
+  caller& caller_;
+  reply_msg reply_;
+  bool answered_ = false;
+};
+
+}  // namespace
+
+// A conversation's send into a batch that holds a backlog of its queue's
+// own mail: the batch holds another queue's message then, and such a
+// batch is not cut at the budget but runs what it holds (fairness.md). A
+// batch too full to merge into takes no such message, so the backlog
+// stays cut at the budget and other queues keep their turns.
+TEST_CASE("a flood whose batch a conversation joins is still cut at the gulp budget") {
+  constexpr auto budget = 100us;
+  constexpr auto each = 2us;
+  constexpr std::uint64_t flood = 20'000;  // 40 ms at least
+  // One worker, three queues: the caller on queue 0, the flooded actor on
+  // queue 1, the probe (after the holder) on queue 2.
+  tact::actor_system system{{.workers = 1, .queues = 3, .gulp_budget = budget}};
+  auto& c = system.spawn_at<caller>(tact::on_queue(0));
+  auto& sink = system.spawn_at<answering>(tact::on_queue(1), each, c);
+  c.to = &sink;
+  auto& p = system.spawn_at<probe>(tact::on_queue(2), sink);
+  auto& h = system.spawn_at<holder>(tact::on_queue(2));
+  h.hold();  // the worker is inside queue 2's batch
+
+  std::vector<flood_msg> messages(flood);
+  for (flood_msg& m : messages) sink | m;
+  hello_msg hello;
+  c | hello;  // its batch of one claims queue 1, flood and all
+  probe_msg ping;
+  p | ping;  // queue 2's mailbox: its next gulp
+  h.let_go();
+  system.await_quiescence();
+
+  CHECK(sink.received.load() == flood + 1);
+  CHECK(c.replies.load() == 1);
+  // Before the probe, the flood may run for a turn or two (the claimed
+  // batch, and queue 1's own turn if the sweep reaches it first).
+  const std::uint64_t before = p.flood_before.load();
+  const std::uint64_t most = 3 * turn_most(budget, each);
+  CAPTURE(before, most);
+  CHECK(before >= 1);
+  CHECK(before <= most);
+  // And every turn of the flood is cut so: it takes flood / turn_most
+  // turns or more, all but the last cut. A turn left to run to its end,
+  // once, leaves far fewer.
+  const std::uint64_t given_back = system.stats().total.batches_given_back;
+  CAPTURE(given_back);
+  CHECK(given_back + 1 >= flood / turn_most(budget, each));
+  CHECK(tact::test::conservation_of(system));
+  for (tact::actor* a : {static_cast<tact::actor*>(&c), static_cast<tact::actor*>(&sink),
+                         static_cast<tact::actor*>(&p), static_cast<tact::actor*>(&h)})
+    *a | tact::delete_msg;
+  system.stop();
+}
+
+namespace {
+
+struct first_msg : tact::message {
+  first_msg() { set_allocation(tact::allocation::Delete); }
+};
+// Made by a behaviour, and gone after its first message.
+struct short_lived : tact::actor {
+  tact::allocation receive(first_msg&) { return Delete; }
+};
+// A flooded actor that makes an actor at every flood message and sends it
+// its first message, which may run on the worker's stack, as the first
+// message of an actor made by a behaviour does.
+struct making : flooded {
+  using flooded::flooded;
+  tact::allocation receive(flood_msg& m) {
+    system().spawn<short_lived>() | *new first_msg;
+    return flooded::receive(m);
+  }
+};
+
+}  // namespace
+
+// The same for a message that went on the stack to an actor of another
+// queue: it has run by the time the budget is found spent, and the batch,
+// which holds none of that queue's messages, is cut there.
+TEST_CASE("a flood whose behaviours stack other queues' messages is still cut at the gulp budget") {
+  constexpr auto budget = 100us;
+  constexpr auto each = 2us;
+  constexpr std::uint64_t flood = 20'000;  // 40 ms at least
+  // One worker, three queues: the flooded actor on queue 1, the probe
+  // (after the holder) on queue 2; the actors it makes go round all three.
+  tact::actor_system system{{.workers = 1, .queues = 3, .gulp_budget = budget}};
+  auto& sink = system.spawn_at<making>(tact::on_queue(1), each);
+  auto& p = system.spawn_at<probe>(tact::on_queue(2), sink);
+  auto& h = system.spawn_at<holder>(tact::on_queue(2));
+  h.hold();  // the worker is inside queue 2's batch
+
+  std::vector<flood_msg> messages(flood);
+  for (flood_msg& m : messages) sink | m;
+  probe_msg ping;
+  p | ping;  // queue 2's mailbox: its next gulp
+  h.let_go();
+  system.await_quiescence();
+
+  CHECK(sink.received.load() == flood);
+  const tact::system_stats stats = system.stats();
+  CHECK(stats.total.actors_created == flood + 3);
+  CHECK(stats.total.actors_finished == flood);
+  // A turn of queue 1 runs before the probe, and perhaps a second (the
+  // sweep that follows the hold may start from queue 0 or from queue 1).
+  const std::uint64_t before = p.flood_before.load();
+  const std::uint64_t most = 3 * turn_most(budget, each);
+  CAPTURE(before, most);
+  CHECK(before >= 1);
+  CHECK(before <= most);
+  CAPTURE(stats.total.batches_given_back);
+  CHECK(stats.total.batches_given_back + 1 >= flood / turn_most(budget, each));
+  CHECK(tact::test::conservation_of(system));
+  for (tact::actor* a : {static_cast<tact::actor*>(&sink), static_cast<tact::actor*>(&p),
+                         static_cast<tact::actor*>(&h)})
+    *a | tact::delete_msg;
   system.stop();
 }
