@@ -92,8 +92,10 @@ inline constexpr std::uint32_t merge_reading_reach = 4 * claim_joins;
 // The longest batch that a worker running alone (the governor stood the
 // others down) lets other queues' messages join (docs/design.md, "Kept
 // queues"): such a batch cannot be cut short at the gulp budget, only
-// stop taking more, so this bounds how far a turn overshoots its budget
-// (a few tens of microseconds of small messages).
+// stop taking more. The worker takes fewer where its messages cost more:
+// as many as the gulp budget fits at the cost it last measured, so a
+// turn overshoots its budget by about one budget (4,096 is a few tens of
+// microseconds of small messages).
 inline constexpr std::uint32_t solo_batch_most = 4096;
 
 // Empty sweeps over its queues a worker spins (with a pause instruction)

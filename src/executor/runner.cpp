@@ -126,7 +126,7 @@ void runner::count_appended() noexcept {
 // what is left, at most gulp_clock_every: cheap messages read the clock
 // once per 64, and costly ones often enough that a turn overshoots its
 // budget by about one message.
-bool runner::read_gulp_clock(std::uint64_t work, gulp_clock& c) const noexcept {
+bool runner::read_gulp_clock(std::uint64_t work, gulp_clock& c) noexcept {
   const auto now = std::chrono::steady_clock::now();
   if (c.started == 0) {
     c.start = now;
@@ -137,11 +137,18 @@ bool runner::read_gulp_clock(std::uint64_t work, gulp_clock& c) const noexcept {
   const auto spent = now - c.start;
   if (spent >= gulp_budget_) return true;
   const auto each = spent / (work - c.started);
+  work_cost_ = each;
   const std::uint64_t fit = each.count() > 0
                                 ? static_cast<std::uint64_t>((gulp_budget_ - spent) / each)
                                 : defaults::gulp_clock_every * 2;
   c.next = work + std::clamp<std::uint64_t>(fit / 2, 1, defaults::gulp_clock_every);
   return false;
+}
+
+std::uint32_t runner::solo_most() const noexcept {
+  if (work_cost_.count() <= 0 || gulp_budget_.count() <= 0) return defaults::solo_batch_most;
+  return static_cast<std::uint32_t>(std::clamp<std::int64_t>(
+      gulp_budget_ / work_cost_, defaults::claim_joins, defaults::solo_batch_most));
 }
 
 std::uint64_t runner::process(work_queue& q, std::uint32_t index) {
@@ -247,6 +254,7 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
   // begun after this batch (see parked_dry()).
   if (solo_from_ == ran_dry) solo_from_ = owner_.epochs_weighed() + 2;
   if (solo_) [[unlikely]] {
+    solo_most_ = solo_most();
     absorb_all(*q);
     owner_.note_waiting(q->batch().size());
     // The batch stands for those of every queue it took in, and its own
@@ -255,7 +263,7 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
     // queue in hand (ping_pong's pong) took the mailbox every 256 sends,
     // and the next batch took in all 32 queues again, under a lock each.
     // The gulp budget still bounds the turn in time (see below).
-    if (budget_ != 0) budget_ = budget_start_ = std::max(budget_, defaults::solo_batch_most);
+    if (budget_ != 0) budget_ = budget_start_ = std::max(budget_, solo_most_);
   }
   std::uint64_t processed = 0;
   std::uint64_t batch_began = 0;  // processed when the batch in hand began
@@ -630,11 +638,11 @@ void runner::weigh_then_send(std::uint32_t queue, void* target, void* message, r
 // Below the bound, which is at most the reach: merges_left_ is 1 or more.
 bool runner::weigh_merges() noexcept {
   const std::uint32_t size = current_->batch().size();
-  if (size >= (solo_ ? defaults::solo_batch_most : defaults::claim_joins)) {
+  if (size >= (solo_ ? solo_most_ : defaults::claim_joins)) {
     merging_ = false;
     return false;
   }
-  merges_left_ = (solo_ ? defaults::solo_batch_most : defaults::merge_reading_reach) - size;
+  merges_left_ = (solo_ ? solo_most_ : defaults::merge_reading_reach) - size;
   return true;
 }
 
@@ -654,7 +662,7 @@ void runner::absorb_all(const work_queue& in_hand) noexcept {
       // A null slot: a thief's swap in flight (a worker just stood down).
       work_queue* q = owner_.slot(slot).load(std::memory_order_relaxed);
       if (q == nullptr || q == &in_hand || q->being_processed() ||
-          batch.size() + q->queued() > defaults::solo_batch_most)
+          batch.size() + q->queued() > solo_most_)
         continue;
       const std::uint32_t index = owner_.index_of(*q);
       if (kept(index)) continue;
@@ -703,7 +711,7 @@ void runner::open_unchecked_merges() noexcept {
   for (std::uint32_t i = 0; i < kept_count_; ++i)
     if (kept_[i].queue->queued() != 0) return;
   const std::uint32_t size = current_->batch().size();
-  if (size < defaults::solo_batch_most) unchecked_merges_ = defaults::solo_batch_most - size;
+  if (size < solo_most_) unchecked_merges_ = solo_most_ - size;
 }
 
 // Counted from the first batch after the park (see run_batch), not from

@@ -694,7 +694,7 @@ class runner : public sleeper {
   // defaults::claim_joins envelopes: a flood between two queues is a
   // producer and its consumer, which should run on two workers, as a
   // claim's flood is handed back (see post_claimed); in a solo turn, only
-  // at defaults::solo_batch_most (see absorb_all()).
+  // at solo_most() (see absorb_all()).
   //
   // The batch's size is read at the batch's first merge, before it joins,
   // and then only after as many merges as it would take to reach
@@ -775,7 +775,7 @@ class runner : public sleeper {
   // other worker to share a flood with). At the batch's start nothing has
   // been sent yet, so nothing of the batch's actors waits in the outbox:
   // the order argument of merge() holds for what the absorbed queues
-  // held. Only up to defaults::solo_batch_most envelopes in all: a batch
+  // held. Only up to solo_most() envelopes in all: a batch
   // that holds other queues' envelopes runs to its end once its budget is
   // spent (see run_batch), so a backlog (in the batch in hand or in a
   // queue to take in) is left to gulps, which the budget can cut short.
@@ -815,10 +815,20 @@ class runner : public sleeper {
     std::uint64_t started = 0;  // ... at which it was first read; 0: not yet
     std::chrono::steady_clock::time_point start{};
   };
-  bool gulp_spent(std::uint64_t work, gulp_clock& c) const noexcept {
+  bool gulp_spent(std::uint64_t work, gulp_clock& c) noexcept {
     return work >= c.next && gulp_budget_.count() != 0 && read_gulp_clock(work, c);
   }
-  [[gnu::noinline]] bool read_gulp_clock(std::uint64_t work, gulp_clock& c) const noexcept;
+  // Also keeps what a unit of work took, as last measured (work_cost_).
+  [[gnu::noinline]] bool read_gulp_clock(std::uint64_t work, gulp_clock& c) noexcept;
+  // The most envelopes a turn run alone takes in and merges (see
+  // absorb_all()): as many as its gulp budget fits at the cost of work
+  // last measured, at least defaults::claim_joins, at most
+  // defaults::solo_batch_most, which is also the bound without a budget
+  // or a measure. Such a batch is not cut at its budget but runs to its
+  // end, so the count alone would let 4,096 messages of ten microseconds
+  // hold the worker's queues for 40 ms, the other workers unable to take
+  // any of it when the governor brings them back.
+  std::uint32_t solo_most() const noexcept;
   std::uint64_t drain_held(work_queue& q, std::uint32_t index);
   void run_held(work_queue& q, std::uint32_t index, const envelope& e);
   void run_stash(work_queue& q, std::uint32_t index, void* target);
@@ -829,6 +839,8 @@ class runner : public sleeper {
   const std::uint32_t index_;
   const std::uint32_t local_batch_;
   const std::chrono::nanoseconds gulp_budget_;  // system_config::gulp_budget; 0: no limit
+  std::chrono::nanoseconds work_cost_{0};       // see read_gulp_clock; 0: not measured yet
+  std::uint32_t solo_most_ = defaults::solo_batch_most;  // this turn's solo_most()
   const block owned_;
   work_queue* current_ = nullptr;           // queue whose batch is being processed
   std::uint32_t current_index_ = no_queue;  // ... and its index

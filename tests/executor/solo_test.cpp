@@ -553,6 +553,95 @@ TEST_CASE("a batch run alone appends to its own queue as far as it merges") {
 
 namespace {
 
+struct slow_msg : tact::message {};
+struct hold_msg : tact::message {};
+
+// Each message takes at least `each` of wall time.
+struct slow : tact::actor {
+  explicit slow(std::chrono::nanoseconds each) : each_{each} {}
+  std::atomic<std::uint64_t> received{0};
+  tact::allocation receive(slow_msg&) {
+    const auto until = std::chrono::steady_clock::now() + each_;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    received.fetch_add(1, std::memory_order_relaxed);
+    return Nodelete;
+  }
+
+ private:
+  std::chrono::nanoseconds each_;
+};
+
+// Holds its worker until let go.
+struct holder : tact::actor {
+  std::atomic<bool> holding{false};
+  std::atomic<bool> go{false};
+  tact::allocation receive(hold_msg&) {
+    holding.store(true);
+    while (!go.load()) std::this_thread::yield();
+    return Nodelete;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a turn run alone takes in what its gulp budget fits, at what its messages cost") {
+  // Worker 0 runs alone (set by hand) over eight queues, each with a slow
+  // actor. Once it has measured what a slow message costs, a turn takes
+  // in and merges only what its budget fits (100 µs of 2 µs messages:
+  // 50), so a queue holding 64 of them is taken in by no other queue's
+  // turn, and its own turn is cut at the budget. Counted alone (4,096
+  // envelopes), the first turn took in all eight queues, and a batch that
+  // holds other queues' messages runs to its end: 1 ms and more as one
+  // turn, none cut.
+  constexpr auto budget = std::chrono::microseconds{100};
+  constexpr auto each = std::chrono::microseconds{2};
+  constexpr std::uint32_t queues = 8;
+  constexpr std::uint64_t per_queue = 64;  // 128 µs at least: past the budget
+  tact::actor_system system{{.workers = 2,
+                             .queues = queues,
+                             .gulp_budget = budget,
+                             .adapt_every = std::chrono::hours{1}}};
+  tact::detail::executor_of(system).set_active(1);
+  while (!system.stats().load[1].resting) std::this_thread::yield();
+  std::vector<slow*> actors;
+  for (std::uint32_t q = 0; q < queues; ++q)
+    actors.push_back(&system.spawn_at<slow>(tact::on_queue(q), each));
+  auto& h = system.spawn_at<holder>(tact::on_queue(0));
+
+  // What a slow message costs, measured by the worker's gulp clock.
+  std::vector<slow_msg> first(16);
+  for (slow_msg& m : first) *actors[0] | m;
+  system.await_quiescence();
+
+  // The worker held, so that all of it waits when it turns to it.
+  hold_msg hold;
+  h | hold;
+  while (!h.holding.load()) std::this_thread::yield();
+  std::vector<std::vector<slow_msg>> work(queues, std::vector<slow_msg>(per_queue));
+  for (std::uint32_t q = 0; q < queues; ++q)
+    for (slow_msg& m : work[q]) *actors[q] | m;
+  const std::uint64_t given_back_before = system.stats().total.batches_given_back;
+  h.go.store(true);
+  system.await_quiescence();
+
+  const tact::system_stats s = system.stats();
+  for (std::uint32_t q = 0; q < queues; ++q)
+    CHECK(actors[q]->received.load() == (q == 0 ? per_queue + first.size() : per_queue));
+  CHECK(s.workers[1].messages_processed == 0);
+  // Each queue's first turn is cut (a preempted thread's turns are cut
+  // sooner, and so more often); the eight at once were none.
+  const std::uint64_t given_back = s.total.batches_given_back - given_back_before;
+  CAPTURE(given_back);
+  CHECK(given_back >= queues / 2);
+  CHECK(tact::test::conservation_of(system));
+  for (slow* a : actors) *a | tact::delete_msg;
+  h | tact::delete_msg;
+  system.stop();
+}
+
+namespace {
+
 struct held_question : tact::request<int> {};
 struct open_gate : tact::message {};
 struct ask_now : tact::message {};
