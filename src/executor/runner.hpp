@@ -775,10 +775,10 @@ class runner : public sleeper {
   // other worker to share a flood with). At the batch's start nothing has
   // been sent yet, so nothing of the batch's actors waits in the outbox:
   // the order argument of merge() holds for what the absorbed queues
-  // held. Only up to solo_most() envelopes in all: a batch
-  // that holds other queues' envelopes runs to its end once its budget is
-  // spent (see run_batch), so a backlog (in the batch in hand or in a
-  // queue to take in) is left to gulps, which the budget can cut short.
+  // held. Only up to solo_most() envelopes in all: a batch that holds
+  // other queues' envelopes runs to its end once its budget is spent (see
+  // run_batch), so a backlog (in the batch in hand or in a queue to take
+  // in) is left to gulps, which the budget can cut short.
   void absorb_all(const work_queue& in_hand) noexcept;
   void unkeep(std::uint32_t index) noexcept;
   [[gnu::always_inline]] inline void keep_instead(work_queue& q, std::uint32_t index,
