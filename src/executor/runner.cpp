@@ -135,9 +135,13 @@ bool runner::read_gulp_clock(std::uint64_t work, gulp_clock& c) noexcept {
     return false;
   }
   const auto spent = now - c.start;
-  if (spent >= gulp_budget_) return true;
+  // Kept before the budget is looked at, so that a batch cut at its first
+  // measure leaves one too: short batches never measure, and a busy
+  // machine cuts many at their first (a thread preempted meanwhile makes
+  // the cost larger, and solo_most() smaller: the safe side).
   const auto each = spent / (work - c.started);
   work_cost_ = each;
+  if (spent >= gulp_budget_) return true;
   const std::uint64_t fit = each.count() > 0
                                 ? static_cast<std::uint64_t>((gulp_budget_ - spent) / each)
                                 : defaults::gulp_clock_every * 2;

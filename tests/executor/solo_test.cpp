@@ -572,15 +572,29 @@ struct slow : tact::actor {
   std::chrono::nanoseconds each_;
 };
 
-// Holds its worker until let go.
+// Holds its worker while `send` runs, so that all it sends waits when
+// the worker turns to it; then waits for quiescence.
 struct holder : tact::actor {
-  std::atomic<bool> holding{false};
-  std::atomic<bool> go{false};
+  template <class Send>
+  void hold_while(tact::actor_system& system, Send&& send) {
+    holding_.store(false);
+    go_.store(false);
+    *this | hold_;
+    while (!holding_.load()) std::this_thread::yield();
+    send();
+    go_.store(true);
+    system.await_quiescence();
+  }
   tact::allocation receive(hold_msg&) {
-    holding.store(true);
-    while (!go.load()) std::this_thread::yield();
+    holding_.store(true);
+    while (!go_.load()) std::this_thread::yield();
     return Nodelete;
   }
+
+ private:
+  hold_msg hold_;
+  std::atomic<bool> holding_{false};
+  std::atomic<bool> go_{false};
 };
 
 }  // namespace
@@ -609,21 +623,21 @@ TEST_CASE("a turn run alone takes in what its gulp budget fits, at what its mess
     actors.push_back(&system.spawn_at<slow>(tact::on_queue(q), each));
   auto& h = system.spawn_at<holder>(tact::on_queue(0));
 
-  // What a slow message costs, measured by the worker's gulp clock.
+  // What a slow message costs, measured by the worker's gulp clock in a
+  // batch of them (sent one by one to a running worker, they may come in
+  // batches too short to measure).
   std::vector<slow_msg> first(16);
-  for (slow_msg& m : first) *actors[0] | m;
-  system.await_quiescence();
+  h.hold_while(system, [&] {
+    for (slow_msg& m : first) *actors[0] | m;
+  });
 
-  // The worker held, so that all of it waits when it turns to it.
-  hold_msg hold;
-  h | hold;
-  while (!h.holding.load()) std::this_thread::yield();
-  std::vector<std::vector<slow_msg>> work(queues, std::vector<slow_msg>(per_queue));
-  for (std::uint32_t q = 0; q < queues; ++q)
-    for (slow_msg& m : work[q]) *actors[q] | m;
+  std::vector<std::vector<slow_msg>> work(queues);
+  for (std::vector<slow_msg>& row : work) row = std::vector<slow_msg>(per_queue);
   const std::uint64_t given_back_before = system.stats().total.batches_given_back;
-  h.go.store(true);
-  system.await_quiescence();
+  h.hold_while(system, [&] {
+    for (std::uint32_t q = 0; q < queues; ++q)
+      for (slow_msg& m : work[q]) *actors[q] | m;
+  });
 
   const tact::system_stats s = system.stats();
   for (std::uint32_t q = 0; q < queues; ++q)
