@@ -312,6 +312,11 @@ def fmt_us(value):
     return format(value, ".1f") if value < 100 else format(value, ",.0f")
 
 
+def cpus(run):
+    """Processor time over timed seconds (0 for a run that timed nothing)."""
+    return run["cpu_s"] / run["seconds"] if run["seconds"] > 0 else 0.0
+
+
 def summarize(runs):
     """{(workload, engine, threads): medians}, from the successful runs."""
     by_key = defaultdict(list)
@@ -325,7 +330,7 @@ def summarize(runs):
             "slowest": max(r["seconds"] for r in rs),
             "ns_per_msg": statistics.median(ns) if ns else None,
             "max_rss_kb": statistics.median(r["max_rss_kb"] for r in rs),
-            "cpus": statistics.median(r["cpu_s"] / r["seconds"] for r in rs),
+            "cpus": statistics.median(cpus(r) for r in rs),
             "runs": len(rs),
         }
         for field in LATENCY_FIELDS:
@@ -574,7 +579,7 @@ def main(argv):
                 print(f"{tag}  load {load:5.2f}  {result['seconds']:8.3f} s"
                       + (f"  {ns:10.1f} ns/msg" if ns is not None else f"  {'':>10}       ")
                       + f"  {result['max_rss_kb'] / 1024:7.1f} MB"
-                      + f"  {result['cpu_s'] / result['seconds']:5.2f} CPUs"
+                      + f"  {cpus(result):5.2f} CPUs"
                       + (f"  p99 {fmt_us(p99)} us" if p99 is not None else ""), file=sys.stderr)
         load_after = os.getloadavg()[0]
     finally:

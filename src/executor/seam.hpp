@@ -95,7 +95,9 @@ void post_share(executor& ex, runner& self, std::uint32_t queue, void* target, v
 // std::bad_alloc if the queue cannot grow; nothing was sent then. The
 // three words stay in registers until they are stored into a queue: an
 // envelope built on the stack and read back as one wider load would stall
-// on store forwarding.
+// on store forwarding. A batch's first merge that finds no room takes
+// the same way on from inside try_append (runner::weigh_then_send): a
+// change to the way after try_append changes it there too.
 inline void post(executor& ex, runner* self, std::uint32_t queue, void* target, void* message,
                  run_fn run) {
   if (self != nullptr && (self->try_append(queue, target, message, run) ||

@@ -30,9 +30,7 @@ struct flooded : tact::actor {
   explicit flooded(std::chrono::nanoseconds each) : each_{each} {}
   std::atomic<std::uint64_t> received{0};
   tact::allocation receive(flood_msg&) {
-    const auto until = std::chrono::steady_clock::now() + each_;
-    while (std::chrono::steady_clock::now() < until) {
-    }
+    tact::test::busy_for(each_);
     received.fetch_add(1, std::memory_order_relaxed);
     return Nodelete;
   }
@@ -293,6 +291,44 @@ TEST_CASE("a batch cut at the gulp budget keeps each sender's order, local appen
 
 namespace {
 
+constexpr auto cut_budget = 100us;
+constexpr auto cut_each = 2us;
+constexpr std::uint64_t cut_flood = 20'000;  // 40 ms at least
+
+// One worker, three queues, `sink` on queue 1: holds the worker in a
+// holder on queue 2, floods `sink`, sends what `also()` sends, puts a
+// probe behind the holder and lets the worker go. Then checks that the
+// flood's turns were cut at the budget: the probe ran after a turn or two
+// of it (the sweep that follows the hold may take queue 1 twice before
+// queue 2), and the flood took cut_flood / turn_most turns or more, all
+// but the last cut. A turn left to run to its end, once, leaves far fewer.
+// `Sink`: the flooded actor's own type, whose receive the flood reaches.
+template <class Sink, class Also>
+void check_flood_cut(tact::actor_system& system, Sink& sink, Also also) {
+  auto& p = system.spawn_at<probe>(tact::on_queue(2), sink);
+  auto& h = system.spawn_at<holder>(tact::on_queue(2));
+  h.hold();  // the worker is inside queue 2's batch
+  std::vector<flood_msg> messages(cut_flood);
+  for (flood_msg& m : messages) sink | m;
+  also();
+  probe_msg ping;
+  p | ping;  // queue 2's mailbox: its next gulp
+  h.let_go();
+  system.await_quiescence();
+
+  const std::uint64_t most = turn_most(cut_budget, cut_each);
+  const std::uint64_t before = p.flood_before.load();
+  const std::uint64_t given_back = system.stats().total.batches_given_back;
+  CAPTURE(before, given_back, most);
+  CHECK(before >= 1);
+  CHECK(before <= 3 * most);
+  CHECK(given_back + 1 >= cut_flood / most);
+  CHECK(tact::test::conservation_of(system));
+  p | tact::delete_msg;
+  h | tact::delete_msg;
+  system.await_quiescence();
+}
+
 struct hello_msg : tact::message {};
 struct reply_msg : tact::message {};
 
@@ -332,60 +368,6 @@ struct answering : flooded {
   bool answered_ = false;
 };
 
-}  // namespace
-
-// A conversation's send into a batch that holds a backlog of its queue's
-// own mail: the batch holds another queue's message then, and such a
-// batch is not cut at the budget but runs what it holds (fairness.md). A
-// batch too full to merge into takes no such message, so the backlog
-// stays cut at the budget and other queues keep their turns.
-TEST_CASE("a flood whose batch a conversation joins is still cut at the gulp budget") {
-  constexpr auto budget = 100us;
-  constexpr auto each = 2us;
-  constexpr std::uint64_t flood = 20'000;  // 40 ms at least
-  // One worker, three queues: the caller on queue 0, the flooded actor on
-  // queue 1, the probe (after the holder) on queue 2.
-  tact::actor_system system{{.workers = 1, .queues = 3, .gulp_budget = budget}};
-  auto& c = system.spawn_at<caller>(tact::on_queue(0));
-  auto& sink = system.spawn_at<answering>(tact::on_queue(1), each, c);
-  c.to = &sink;
-  auto& p = system.spawn_at<probe>(tact::on_queue(2), sink);
-  auto& h = system.spawn_at<holder>(tact::on_queue(2));
-  h.hold();  // the worker is inside queue 2's batch
-
-  std::vector<flood_msg> messages(flood);
-  for (flood_msg& m : messages) sink | m;
-  hello_msg hello;
-  c | hello;  // its batch of one claims queue 1, flood and all
-  probe_msg ping;
-  p | ping;  // queue 2's mailbox: its next gulp
-  h.let_go();
-  system.await_quiescence();
-
-  CHECK(sink.received.load() == flood + 1);
-  CHECK(c.replies.load() == 1);
-  // Before the probe, the flood may run for a turn or two (the claimed
-  // batch, and queue 1's own turn if the sweep reaches it first).
-  const std::uint64_t before = p.flood_before.load();
-  const std::uint64_t most = 3 * turn_most(budget, each);
-  CAPTURE(before, most);
-  CHECK(before >= 1);
-  CHECK(before <= most);
-  // And every turn of the flood is cut so: it takes flood / turn_most
-  // turns or more, all but the last cut. A turn left to run to its end,
-  // once, leaves far fewer.
-  const std::uint64_t given_back = system.stats().total.batches_given_back;
-  CAPTURE(given_back);
-  CHECK(given_back + 1 >= flood / turn_most(budget, each));
-  CHECK(tact::test::conservation_of(system));
-  for (tact::actor* a : {static_cast<tact::actor*>(&c), static_cast<tact::actor*>(&sink),
-                         static_cast<tact::actor*>(&p), static_cast<tact::actor*>(&h)})
-    *a | tact::delete_msg;
-  system.stop();
-}
-
-namespace {
-
 struct first_msg : tact::message {
   first_msg() { set_allocation(tact::allocation::Delete); }
 };
@@ -406,44 +388,37 @@ struct making : flooded {
 
 }  // namespace
 
+// A conversation's send into a batch that holds a backlog of its queue's
+// own mail: the batch holds another queue's message then, and such a
+// batch is not cut at the budget but runs what it holds (fairness.md). A
+// batch too full to merge into takes no such message, so the backlog
+// stays cut at the budget and other queues keep their turns.
+TEST_CASE("a flood whose batch a conversation joins is still cut at the gulp budget") {
+  tact::actor_system system{{.workers = 1, .queues = 3, .gulp_budget = cut_budget}};
+  auto& c = system.spawn_at<caller>(tact::on_queue(0));
+  auto& sink = system.spawn_at<answering>(tact::on_queue(1), cut_each, c);
+  c.to = &sink;
+  hello_msg hello;
+  // Its batch of one claims queue 1, flood and all.
+  check_flood_cut(system, sink, [&] { c | hello; });
+  CHECK(sink.received.load() == cut_flood + 1);
+  CHECK(c.replies.load() == 1);
+  c | tact::delete_msg;
+  sink | tact::delete_msg;
+  system.stop();
+}
+
 // The same for a message that went on the stack to an actor of another
 // queue: it has run by the time the budget is found spent, and the batch,
 // which holds none of that queue's messages, is cut there.
 TEST_CASE("a flood whose behaviours stack other queues' messages is still cut at the gulp budget") {
-  constexpr auto budget = 100us;
-  constexpr auto each = 2us;
-  constexpr std::uint64_t flood = 20'000;  // 40 ms at least
-  // One worker, three queues: the flooded actor on queue 1, the probe
-  // (after the holder) on queue 2; the actors it makes go round all three.
-  tact::actor_system system{{.workers = 1, .queues = 3, .gulp_budget = budget}};
-  auto& sink = system.spawn_at<making>(tact::on_queue(1), each);
-  auto& p = system.spawn_at<probe>(tact::on_queue(2), sink);
-  auto& h = system.spawn_at<holder>(tact::on_queue(2));
-  h.hold();  // the worker is inside queue 2's batch
-
-  std::vector<flood_msg> messages(flood);
-  for (flood_msg& m : messages) sink | m;
-  probe_msg ping;
-  p | ping;  // queue 2's mailbox: its next gulp
-  h.let_go();
-  system.await_quiescence();
-
-  CHECK(sink.received.load() == flood);
+  tact::actor_system system{{.workers = 1, .queues = 3, .gulp_budget = cut_budget}};
+  auto& sink = system.spawn_at<making>(tact::on_queue(1), cut_each);
+  check_flood_cut(system, sink, [] {});
+  CHECK(sink.received.load() == cut_flood);
   const tact::system_stats stats = system.stats();
-  CHECK(stats.total.actors_created == flood + 3);
-  CHECK(stats.total.actors_finished == flood);
-  // A turn of queue 1 runs before the probe, and perhaps a second (the
-  // sweep that follows the hold may start from queue 0 or from queue 1).
-  const std::uint64_t before = p.flood_before.load();
-  const std::uint64_t most = 3 * turn_most(budget, each);
-  CAPTURE(before, most);
-  CHECK(before >= 1);
-  CHECK(before <= most);
-  CAPTURE(stats.total.batches_given_back);
-  CHECK(stats.total.batches_given_back + 1 >= flood / turn_most(budget, each));
-  CHECK(tact::test::conservation_of(system));
-  for (tact::actor* a : {static_cast<tact::actor*>(&sink), static_cast<tact::actor*>(&p),
-                         static_cast<tact::actor*>(&h)})
-    *a | tact::delete_msg;
+  CHECK(stats.total.actors_created == cut_flood + 3);
+  CHECK(stats.total.actors_finished == cut_flood + 2);  // the probe and the holder too
+  sink | tact::delete_msg;
   system.stop();
 }

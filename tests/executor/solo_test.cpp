@@ -561,9 +561,7 @@ struct slow : tact::actor {
   explicit slow(std::chrono::nanoseconds each) : each_{each} {}
   std::atomic<std::uint64_t> received{0};
   tact::allocation receive(slow_msg&) {
-    const auto until = std::chrono::steady_clock::now() + each_;
-    while (std::chrono::steady_clock::now() < until) {
-    }
+    tact::test::busy_for(each_);
     received.fetch_add(1, std::memory_order_relaxed);
     return Nodelete;
   }

@@ -34,6 +34,14 @@ bool eventually(Ready ready, std::chrono::seconds patience = std::chrono::second
   return true;
 }
 
+// Keeps the calling thread busy for `d` of wall time: a behaviour that
+// takes at least that long, however fast the machine.
+inline void busy_for(std::chrono::nanoseconds d) {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
 // Multiplies the sizes of stress and soak loops: TACT_STRESS_SCALE=0.25 under
 // ThreadSanitizer (several times slower), larger values for longer soaks.
 inline std::uint64_t scaled(std::uint64_t count) {
