@@ -250,10 +250,14 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
   std::uint32_t index = first_index;
   begin_batch(*q, index);
   solo_ = false;
-  if (claims_on_ && owner_.alone(index_)) [[unlikely]] {
+  const bool alone = claims_on_ && owner_.alone(index_);
+  if (alone) [[unlikely]] {
     solo_ = owner_.past_mark(solo_from_);
     if (!solo_) owner_.note_not_yet_alone();
   }
+  // Empty here: a batch, or a behaviour resumed, posts it before it ends.
+  if (outbox_ != nullptr && alone != outbox_->runs_alone()) [[unlikely]]
+    outbox_->run_alone(alone);
   // The first batch after a park: two epochs on, the first whole one
   // begun after this batch (see parked_dry()).
   if (solo_from_ == ran_dry) solo_from_ = owner_.epochs_weighed() + 2;

@@ -62,12 +62,12 @@ TEST_CASE("an outbox is ready for a send only with room and a backup chunk for e
   CHECK(box.ready());
   box.add(0, number(0), nullptr, nullptr);
   CHECK_FALSE(box.ready());  // one backup chunk, one send held
-  for (std::uint32_t i = 1; i < outbox::capacity; ++i) hold(box, i % 2, i);
+  for (std::uint32_t i = 1; i < outbox::shared_most; ++i) hold(box, i % 2, i);
   CHECK(box.full());
   CHECK_FALSE(box.ready());
   const posted all = drain(box);
   REQUIRE(all.size() == 2);
-  CHECK(all[0].second.size() + all[1].second.size() == outbox::capacity);
+  CHECK(all[0].second.size() + all[1].second.size() == outbox::shared_most);
   // The backup chunks stay for the next sends: nothing to allocate.
   CHECK(box.ready());
 }
@@ -110,7 +110,7 @@ TEST_CASE("an outbox posts a full run of sends to one queue in order") {
 TEST_CASE("an outbox holds fewer sends for one queue than for several") {
   // A flood into one queue goes in groups of one_queue_most; sends spread
   // over queues fill the whole capacity, in larger groups per queue.
-  STATIC_REQUIRE(outbox::one_queue_most < outbox::capacity);
+  STATIC_REQUIRE(outbox::one_queue_most < outbox::shared_most);
   outbox box{4};
   std::vector<std::uintptr_t> flood;
   for (std::uint32_t i = 0; i < outbox::one_queue_most; ++i) {
@@ -120,13 +120,44 @@ TEST_CASE("an outbox holds fewer sends for one queue than for several") {
   CHECK(box.full());
   CHECK(drain(box) == posted{{2, flood}});
   // Drained, a flood is bounded again, even after the box held several queues.
-  for (std::uint32_t i = 0; i < outbox::capacity; ++i) hold(box, i % 3, i);
+  for (std::uint32_t i = 0; i < outbox::shared_most; ++i) hold(box, i % 3, i);
   CHECK(box.full());
   const posted spread = drain(box);
   REQUIRE(spread.size() == 3);
   CHECK(spread[0].second.size() + spread[1].second.size() + spread[2].second.size() ==
-        outbox::capacity);
+        outbox::shared_most);
   for (std::uint32_t i = 0; i < outbox::one_queue_most; ++i) hold(box, 3, i);
   CHECK(box.full());
   CHECK_FALSE(box.ready());
+}
+
+TEST_CASE("an outbox holds its whole capacity while its runner runs alone, to one queue or many") {
+  // No other worker waits for the sends: a flood goes in groups of the
+  // capacity too, and so do sends spread over queues, each queue's in
+  // order. Back among other workers, the shared bounds hold again.
+  STATIC_REQUIRE(outbox::shared_most < outbox::capacity);
+  outbox box{4};
+  box.run_alone(true);
+  CHECK(box.runs_alone());
+  std::vector<std::uintptr_t> flood;
+  for (std::uint32_t i = 0; i < outbox::capacity; ++i) {
+    hold(box, 2, i);
+    flood.push_back(i);
+  }
+  CHECK(box.full());
+  CHECK(drain(box) == posted{{2, flood}});
+  std::vector<std::uintptr_t> to[3];
+  for (std::uint32_t i = 0; i < outbox::capacity; ++i) {
+    hold(box, i % 3, i);
+    to[i % 3].push_back(i);
+  }
+  CHECK(box.full());
+  CHECK(drain(box) == posted{{0, to[0]}, {1, to[1]}, {2, to[2]}});
+  box.run_alone(false);
+  CHECK_FALSE(box.runs_alone());
+  for (std::uint32_t i = 0; i < outbox::one_queue_most; ++i) hold(box, 3, i);
+  CHECK(box.full());
+  drain(box);
+  for (std::uint32_t i = 0; i < outbox::shared_most; ++i) hold(box, i % 2, i);
+  CHECK(box.full());
 }
