@@ -109,7 +109,7 @@ TEST_CASE("an outbox posts a full run of sends to one queue in order") {
 
 TEST_CASE("an outbox holds fewer sends for one queue than for several") {
   // A flood into one queue goes in groups of one_queue_most; sends spread
-  // over queues fill the whole capacity, in larger groups per queue.
+  // over queues fill shared_most, in larger groups per queue.
   STATIC_REQUIRE(outbox::one_queue_most < outbox::shared_most);
   outbox box{4};
   std::vector<std::uintptr_t> flood;
