@@ -34,6 +34,16 @@ void hold(outbox& box, std::uint32_t queue, std::uintptr_t n) {
   box.add(queue, number(n), nullptr, nullptr);
 }
 
+// Holds sends numbered 0 .. n - 1 to `queue`; returns their numbers.
+std::vector<std::uintptr_t> hold_flood(outbox& box, std::uint32_t queue, std::uint32_t n) {
+  std::vector<std::uintptr_t> flood;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    hold(box, queue, i);
+    flood.push_back(i);
+  }
+  return flood;
+}
+
 }  // namespace
 
 TEST_CASE("an outbox posts each queue's sends together, in send order, queues by first send") {
@@ -98,13 +108,9 @@ TEST_CASE("an outbox tells which queues it holds sends for, and posts one queue'
 
 TEST_CASE("an outbox posts a full run of sends to one queue in order") {
   outbox box{2};
-  for (std::uint32_t i = 0; i < outbox::one_queue_most; ++i) hold(box, 1, i);
+  const std::vector<std::uintptr_t> flood = hold_flood(box, 1, outbox::one_queue_most);
   CHECK(box.full());
-  const posted all = drain(box);
-  REQUIRE(all.size() == 1);
-  CHECK(all[0].first == 1);
-  REQUIRE(all[0].second.size() == outbox::one_queue_most);
-  for (std::uint32_t i = 0; i < outbox::one_queue_most; ++i) CHECK(all[0].second[i] == i);
+  CHECK(drain(box) == posted{{1, flood}});
 }
 
 TEST_CASE("an outbox holds fewer sends for one queue than for several") {
@@ -112,11 +118,7 @@ TEST_CASE("an outbox holds fewer sends for one queue than for several") {
   // over queues fill shared_most, in larger groups per queue.
   STATIC_REQUIRE(outbox::one_queue_most < outbox::shared_most);
   outbox box{4};
-  std::vector<std::uintptr_t> flood;
-  for (std::uint32_t i = 0; i < outbox::one_queue_most; ++i) {
-    hold(box, 2, i);
-    flood.push_back(i);
-  }
+  const std::vector<std::uintptr_t> flood = hold_flood(box, 2, outbox::one_queue_most);
   CHECK(box.full());
   CHECK(drain(box) == posted{{2, flood}});
   // Drained, a flood is bounded again, even after the box held several queues.
@@ -126,7 +128,7 @@ TEST_CASE("an outbox holds fewer sends for one queue than for several") {
   REQUIRE(spread.size() == 3);
   CHECK(spread[0].second.size() + spread[1].second.size() + spread[2].second.size() ==
         outbox::shared_most);
-  for (std::uint32_t i = 0; i < outbox::one_queue_most; ++i) hold(box, 3, i);
+  hold_flood(box, 3, outbox::one_queue_most);
   CHECK(box.full());
   CHECK_FALSE(box.ready());
 }
@@ -139,11 +141,7 @@ TEST_CASE("an outbox holds its whole capacity while its runner runs alone, to on
   outbox box{4};
   box.run_alone(true);
   CHECK(box.runs_alone());
-  std::vector<std::uintptr_t> flood;
-  for (std::uint32_t i = 0; i < outbox::capacity; ++i) {
-    hold(box, 2, i);
-    flood.push_back(i);
-  }
+  const std::vector<std::uintptr_t> flood = hold_flood(box, 2, outbox::capacity);
   CHECK(box.full());
   CHECK(drain(box) == posted{{2, flood}});
   std::vector<std::uintptr_t> to[3];
@@ -155,7 +153,7 @@ TEST_CASE("an outbox holds its whole capacity while its runner runs alone, to on
   CHECK(drain(box) == posted{{0, to[0]}, {1, to[1]}, {2, to[2]}});
   box.run_alone(false);
   CHECK_FALSE(box.runs_alone());
-  for (std::uint32_t i = 0; i < outbox::one_queue_most; ++i) hold(box, 3, i);
+  hold_flood(box, 3, outbox::one_queue_most);
   CHECK(box.full());
   drain(box);
   for (std::uint32_t i = 0; i < outbox::shared_most; ++i) hold(box, i % 2, i);
