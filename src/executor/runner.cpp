@@ -712,14 +712,24 @@ void runner::absorb_all(const work_queue& in_hand) noexcept {
 // now, whose actors may have sent before it was taken (keep()), and a
 // behaviour that waits (suspend(), which takes the kept queues along).
 // Until then a send to a kept queue merges on its mark alone, and marks
-// the batch as one that merged, as merge() does. The unchecked merges stop
-// at the solo bound, where the checked ones take over and stop merging.
+// the batch as one that merged, as merge() does. They are counted to the
+// solo bound from the batch's size, which is read again whenever the count
+// runs out (weigh_unchecked_merges): the bound is one of size, not an
+// order condition, so nothing but a close ends them before it.
 void runner::open_unchecked_merges() noexcept {
   if (!merging_ || appends_held_ != 0 || hop_.queue != nullptr || sends_held_) return;
   for (std::uint32_t i = 0; i < kept_count_; ++i)
     if (kept_[i].queue->queued() != 0) return;
   const std::uint32_t size = current_->batch().size();
   if (size < solo_most_) unchecked_merges_ = solo_most_ - size;
+}
+
+void runner::weigh_unchecked_merges() noexcept {
+  const std::uint32_t size = current_->batch().size();
+  if (size < solo_most_)
+    unchecked_merges_ = solo_most_ - size;
+  else
+    merging_ = false;
 }
 
 // Counted from the first batch after the park (see run_batch), not from

@@ -719,7 +719,8 @@ class runner : public sleeper {
   bool merge(std::uint32_t queue, void* target, void* message, run_fn run) {
     if (unchecked_merges_ != 0 && kept_at_[queue] != 0) {
       join_batch(target, message, run);
-      --unchecked_merges_;
+      if (--unchecked_merges_ == 0) [[unlikely]]
+        weigh_unchecked_merges();
       return true;
     }
     if (kept_at_[queue] == 0 || appends_held_ != 0) return false;
@@ -766,6 +767,13 @@ class runner : public sleeper {
   // appends. Whatever else happens closes them for the rest of the batch
   // (the order argument is at the definition).
   void open_unchecked_merges() noexcept;
+  // The unchecked merges counted down to the bound, nothing having closed
+  // them (a close sets the count to 0 without this): the batch's size is
+  // read, as weigh_merges() does, and below the bound they go on for what
+  // is left of it; at the bound merging stops. A conversation run alone
+  // keeps its batch at one or two envelopes however long its turn, and
+  // its hops went on through merge()'s looks after its first solo_most.
+  [[gnu::cold, gnu::noinline]] void weigh_unchecked_merges() noexcept;
   // A turn of a worker that runs alone (the governor stood the others
   // down, see executor::alone): at its first batch's start, every other
   // queue it sweeps that nobody processes is taken into that batch and

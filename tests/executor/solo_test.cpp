@@ -564,6 +564,92 @@ TEST_CASE("a batch run alone appends to its own queue as far as it merges") {
 
 namespace {
 
+// Passes its message on to `fan` actors of `next`, in turn, while the
+// count they share lasts: with one, a token going round a ring; with two,
+// a flood that doubles as it goes.
+struct relay : tact::actor {
+  std::vector<relay*>* next = nullptr;
+  std::uint32_t* left = nullptr;
+  std::uint32_t fan = 1;
+  std::uint32_t turn = 0;
+  std::uint64_t received = 0;
+  tact::allocation receive(hop& h) {
+    ++received;
+    for (std::uint32_t i = 0; i < fan && *left != 0; ++i) {
+      --*left;
+      *(*next)[turn++ % next->size()] | h;
+    }
+    return Nodelete;
+  }
+};
+
+// `sends` sends among relays on `queues` queues of a two-worker system
+// whose worker 0 runs alone without a gulp budget, begun by one letter
+// from this thread; each relay passes to `fan` of the others. Checks that
+// every letter arrived once, and returns the stats of the run.
+tact::worker_stats relay_alone(std::uint32_t queues, std::uint32_t fan, std::uint32_t sends) {
+  tact::actor_system system{{.workers = 2,
+                             .queues = queues,
+                             .gulp_budget = std::chrono::nanoseconds{0},
+                             .adapt_every = std::chrono::hours{1}}};
+  tact::detail::executor_of(system).set_active(1);
+  while (!system.stats().load[1].resting) std::this_thread::yield();
+  std::uint32_t left = 0;
+  std::vector<relay*> relays;
+  for (std::uint32_t q = 0; q < queues; ++q) {
+    relay& r = system.spawn_at<relay>(tact::on_queue(q));
+    r.next = &relays;
+    r.left = &left;
+    r.fan = fan;
+    r.turn = q + 1;  // each passes on to the next queue's first
+    relays.push_back(&r);
+  }
+  // A letter each from here first: an actor sent nothing yet may take the
+  // stack (depth first), and these are to merge.
+  hop h;
+  for (relay* r : relays) *r | h;
+  system.await_quiescence();
+  const tact::worker_stats before = system.stats().total;
+  left = sends;
+  *relays[0] | h;
+  system.await_quiescence();
+  const tact::system_stats after = system.stats();
+  std::uint64_t received = 0;
+  for (relay* r : relays) received += r->received;
+  CHECK(received == queues + 1 + sends);
+  CHECK(after.workers[1].messages_processed == 0);
+  CHECK(tact::test::conservation_of(system));
+  tact::worker_stats run = after.total;
+  run.gulps -= before.gulps;
+  run.local_sends -= before.local_sends;
+  run.messages_sent -= before.messages_sent;
+  for (relay* r : relays) *r | tact::delete_msg;
+  system.stop();
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("a conversation run alone merges past the solo bound, and a flood stops at it") {
+  // A turn run alone merges without looks at the receiving queue up to
+  // the solo bound (defaults::solo_batch_most without a budget) in all;
+  // then it reads its batch's size: a token going round holds it at one
+  // envelope, and every hop merges, in one turn however long it goes on.
+  constexpr std::uint32_t sends = 4 * tact::defaults::solo_batch_most;
+  const tact::worker_stats ring = relay_alone(8, 1, sends);
+  CHECK(ring.gulps == 1);
+  CHECK(ring.local_sends == sends);
+  // A flood that doubles fills the batch to the bound in fewer merges
+  // than that (each message run adds one): past it, sends take the
+  // mailboxes, and every message still arrives once.
+  const tact::worker_stats flood = relay_alone(8, 2, sends);
+  CAPTURE(flood.local_sends, flood.gulps);
+  CHECK(flood.local_sends < sends);
+  CHECK(flood.local_sends >= tact::defaults::solo_batch_most);
+}
+
+namespace {
+
 struct slow_msg : tact::message {};
 struct hold_msg : tact::message {};
 
