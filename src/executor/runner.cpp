@@ -344,7 +344,6 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
           // is all that is left to run.
           merging_ = false;
           stack_open_ = false;
-          deferring_ = solo_;
           budget_start_ -= budget_;  // what was appended stays counted
           budget_ = 0;
           draining = true;
@@ -370,11 +369,6 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
     const bool hop = hop_.queue != nullptr;
     if (draining) {
       if (hop) hop_to_claim();
-      // What it deferred (see defer()) must run before anything else of
-      // those queues' actors: a batch of the run after this one (a claim)
-      // would merge their later mail past it. They go now, each with its
-      // batch, as the run would let them go once it ends.
-      if (deferring_) finish_kept();
       cut_ = true;
       break;
     }
@@ -419,7 +413,6 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
   outbox_open_ = false;
   merging_ = false;
   solo_ = false;
-  deferring_ = false;
   batch_serial_ = 0;
   if (paused && has_claims()) release_claims();
   // A behaviour waited (see suspend()): the rest of the batch went to the
@@ -605,9 +598,7 @@ bool runner::claim_or_join(work_queue& q, std::uint32_t index, void* target, voi
   if (claims_count_ == claims_most) return false;
   // The claim takes q's mailbox: what the outbox holds for it goes first.
   post_outbox();
-  // A kept queue whose batch holds deferred sends (see defer()) is not
-  // rejoined: the send takes its mailbox, behind that batch.
-  if (kept(index)) return q.batch().empty() && rejoin(q, index, target, message, run);
+  if (kept(index)) return rejoin(q, index, target, message, run);
   if (index == flooded_ || q.being_processed()) return false;
   const holder h = holder_of(q, index);
   // With stealing off, queues stay with their workers (placement relies
@@ -777,17 +768,10 @@ bool runner::rejoin(work_queue& q, std::uint32_t index, void* target, void* mess
   return true;
 }
 
-// A kept queue's batch holds what a solo turn deferred to it (see
-// defer()): let go as a batch cut short, for the next taker to run first.
 void runner::finish_kept() noexcept {
   for (std::uint32_t i = 0; i < kept_count_; ++i) {
-    work_queue& q = *kept_[i].queue;
     kept_at_[kept_[i].index] = 0;
-    if (q.batch().empty()) {
-      q.finish();
-    } else if (sleeper* parked = q.pause()) {
-      parked->wake();
-    }
+    kept_[i].queue->finish();
   }
   kept_count_ = 0;
 }

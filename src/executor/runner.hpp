@@ -145,10 +145,7 @@ class runner : public sleeper {
   // first merge finds no room, sent on by merge() itself (see
   // weigh_then_send()).
   bool try_append(std::uint32_t queue, void* target, void* message, run_fn run) {
-    if (current_index_ != queue) {
-      if (merging_) return merge(queue, target, message, run);
-      return deferring_ && defer(queue, target, message, run);
-    }
+    if (current_index_ != queue) return merging_ && merge(queue, target, message, run);
     if (budget_ == 0 || appends_held_ != 0 || (foreign_ && current_->queued() != 0)) return false;
     current_->batch().push(envelope{target, message, run});
     --budget_;  // after the push, which may throw: the budget counts what was sent
@@ -736,32 +733,6 @@ class runner : public sleeper {
     join_batch(target, message, run);
     return true;
   }
-  // A send of a solo turn that has stopped merging at its gulp budget
-  // (deferring_, see run_batch), to a queue it keeps: into that queue's
-  // own batch instead of the outbox, which would post it to the mailbox
-  // for the next turn to take in again. The batch in hand lets every kept
-  // queue go when it ends, as a batch cut short where it holds deferred
-  // sends (see finish_kept()), before any later batch of its run could
-  // merge past them; the queue's next gulp runs that batch before its
-  // mailbox (work_queue::pause; absorb leaves such a queue to a gulp).
-  // Order: every earlier send from the same sender to the actor runs
-  // first. Such a send ran (the actor is of a queue this runner keeps, so
-  // it ran nowhere else), or waits in the batch in hand, which runs to its
-  // end before the queue is let go, or earlier in the queue's own batch;
-  // or it took the queue's mailbox (its count, read relaxed, shows what
-  // this runner posted, and any count refuses) or waits in the outbox for
-  // it (refused too). The hop's queue is refused as merge() refuses it:
-  // its batch is the hop's envelope. Throws std::bad_alloc with nothing
-  // sent.
-  bool defer(std::uint32_t queue, void* target, void* message, run_fn run) {
-    const std::uint32_t at = kept_at_[queue];
-    if (at == 0 || appends_held_ != 0) return false;
-    work_queue& q = *kept_[at - 1].queue;
-    if (&q == hop_.queue || q.queued() != 0 || (sends_held_ && outbox_->holds(queue))) return false;
-    q.batch().push(envelope{target, message, run});
-    ++merged_;
-    return true;
-  }
   // A merge that reads the batch's size first (weigh_merges()): it joins
   // if there is room, and else sends the envelope on itself, as post()
   // does after a merge refused (try_rejoin, then the mailbox). So the
@@ -934,9 +905,6 @@ class runner : public sleeper {
   // it cannot be cut short (see run_batch).
   bool mixed_ = false;
   bool solo_ = false;  // the batch in hand belongs to a solo turn (see absorb_all())
-  // The solo turn's budget is spent, and its sends to kept queues go into
-  // their own batches (see defer()).
-  bool deferring_ = false;
   bool cut_ = false;        // the last process() stopped a conversation at its budget
   // New messages may go on the stack (see can_stack()): a pool worker's
   // batch runs, its budget not yet spent.

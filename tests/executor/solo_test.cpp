@@ -233,9 +233,8 @@ TEST_CASE("letters between actors keep their order in a turn run alone, with ask
   // by a thread that asks, which runs a queue the turn has not taken yet
   // while it waits (met by chance here; tests/model/relacy/claim.cpp
   // covers that race). With a gulp budget of 2 µs nearly every turn is
-  // spent while it holds other queues' letters, and runs them with its
-  // sends to the queues it keeps put into those queues' own batches
-  // (runner::defer), each let go as a batch cut short.
+  // spent while it holds other queues' letters: it stops merging and runs
+  // them, its sends to the queues it keeps taking their mailboxes.
   const std::uint32_t workers = GENERATE(2u, 8u);
   const std::chrono::microseconds budget =
       GENERATE(tact::defaults::gulp_budget, std::chrono::microseconds{2});

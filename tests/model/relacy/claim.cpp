@@ -28,13 +28,7 @@
 //    open_unchecked_merges), a sender whose queue was taken last, after it
 //    ran elsewhere and posted to a queue taken earlier, still has that
 //    mail delivered before its later letter: the counts are read once,
-//    after every take, and a count above zero keeps the merges checked;
-//  * a solo turn past its budget that puts a letter into a kept queue's
-//    own batch (runner::defer) and lets the queue go with it as a batch
-//    cut short (runner::finish_kept, work_queue::pause) has that letter
-//    delivered after every earlier one of its sender that took the
-//    mailbox, whoever gulps the queue next: the defer looks at the count
-//    of waiting mail as the merge does.
+//    after every take, and a count above zero keeps the merges checked.
 //
 // The queue and its parking are the engine's: work_queue (post, claim,
 // pause, gulp, finish, register_waiter), parker and the futex. The owner
@@ -228,10 +222,8 @@ enum class opens {
 // Q's mailbox otherwise. Every letter is delivered once, each sender's in
 // order: a merge opened before P was taken, or without the count, may
 // overtake the first letter, waiting in Q's mailbox.
-// What solo_race and defer_race share: the sender's queue P, which thread
-// 0 runs elsewhere (a helping asker's runner) with the letter that makes
-// the sender act, and the receiver's queue Q, which a solo turn keeps.
-struct sender_elsewhere {
+template <opens how>
+struct solo_race : rl::test_suite<solo_race<how>, 2> {
   work_queue p{1};
   work_queue q{1};
   letter wake;      // from sender 1, to the sender (actor 1)
@@ -239,8 +231,7 @@ struct sender_elsewhere {
   tact::model::post_office<2, 2> office;
   tact::detail::copy_queue batch{1};  // the solo turn's batch in hand
 
-  // For before(): P is already thread 0's, with the letter to run.
-  void set_up() {
+  void before() {
     office.open();
     wake.from = 1;
     wake.actor = 1;
@@ -248,28 +239,18 @@ struct sender_elsewhere {
       sends[i].from = 0;
       sends[i].seq = i;
     }
+    // P is already thread 0's, with the letter to run.
     (void)office.post(p, wake);
     RL_ASSERT(p.gulp() == work_queue::gulp_result::taken);
   }
-  // Thread 0: the sender runs and posts its first letter to Q; P goes.
-  void run_sender_elsewhere() {
-    office.run(p, p.batch());
-    (void)office.post(q, sends[0]);
-    p.finish();
-  }
-  // For after(): every letter once, each sender's in order.
-  void check_delivered() {
-    office.drain(q);
-    office.check({2, 1});
-  }
-};
-
-template <opens how>
-struct solo_race : sender_elsewhere, rl::test_suite<solo_race<how>, 2> {
-  void before() { set_up(); }
 
   void thread(unsigned index) {
-    if (index == 0) return run_sender_elsewhere();
+    if (index == 0) {
+      office.run(p, p.batch());
+      (void)office.post(q, sends[0]);
+      p.finish();
+      return;
+    }
     RL_ASSERT(q.absorb(batch));  // nobody else processes Q
     bool open = how == opens::before_takes && q.queued() == 0;
     while (!p.absorb(batch)) tact::detail::model_yield();
@@ -284,46 +265,10 @@ struct solo_race : sender_elsewhere, rl::test_suite<solo_race<how>, 2> {
     q.finish();
   }
 
-  void after() { check_delivered(); }
-};
-
-// Thread 0 runs the sender's queue P elsewhere, as in solo_race, and its
-// sender posts its first letter to Q. Thread 1 is a solo turn that took
-// Q in before and now, its budget spent, takes P and runs the sender
-// again: the second letter goes into Q's own batch if Q's count reads
-// zero (runner::defer), and to Q's mailbox otherwise; then the turn lets
-// Q go, as a batch cut short if its batch holds the letter. Thread 2, a
-// worker brought back, gulps Q whenever it can. Every letter is delivered
-// once, each sender's in order: a defer without the look puts the second
-// letter in Q's batch, which the next gulp runs first, ahead of the first
-// letter in Q's mailbox.
-template <bool looks>
-struct defer_race : sender_elsewhere, rl::test_suite<defer_race<looks>, 3> {
-  void before() {
-    set_up();
-    RL_ASSERT(q.absorb(batch));  // kept by thread 1's turn
+  void after() {
+    office.drain(q);
+    office.check({2, 1});
   }
-
-  void thread(unsigned index) {
-    if (index == 0) return run_sender_elsewhere();
-    if (index == 2) {
-      for (int tries = 0; tries < 2; ++tries) (void)office.sweep(q);
-      return;
-    }
-    while (!p.absorb(batch)) tact::detail::model_yield();
-    if (!looks || q.queued() == 0)
-      office.join(q.batch(), sends[1]);
-    else
-      (void)office.post(q, sends[1]);
-    office.run(p, batch);
-    p.finish();
-    if (q.batch().empty())
-      q.finish();
-    else
-      (void)q.pause();
-  }
-
-  void after() { check_delivered(); }
 };
 
 }  // namespace
@@ -351,14 +296,6 @@ int main(int argc, char** argv) {
       "solo turn, merges unchecked once all is taken: up to 3 preemptions", search::bounded(3));
   m.check<solo_race<opens::after_takes>>("solo turn, merges unchecked once all is taken: random",
                                          search::random(100000));
-  m.check<defer_race<true>>(
-      "solo turn past its budget, defers into a kept queue: up to 3 "
-      "preemptions",
-      search::bounded(3));
-  m.check<defer_race<true>>("solo turn past its budget, defers into a kept queue: random",
-                            search::random(100000));
-  m.mutant<defer_race<false>>("mutant: a defer without a look overtakes its sender's mail",
-                              search::bounded(2), rl::test_result_user_assert_failed);
   m.mutant<solo_race<opens::before_takes>>(
       "mutant: unchecked merges opened before the sender's queue is taken", search::bounded(2),
       rl::test_result_user_assert_failed);
