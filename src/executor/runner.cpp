@@ -713,15 +713,15 @@ void runner::absorb_all(const work_queue& in_hand) noexcept {
 // behaviour that waits (suspend(), which takes the kept queues along).
 // Until then a send to a kept queue merges on its mark alone, and marks
 // the batch as one that merged, as merge() does. They are counted to the
-// solo bound from the batch's size, which is read again whenever the count
-// runs out (weigh_unchecked_merges): the bound is one of size, not an
-// order condition, so nothing but a close ends them before it.
+// solo bound from the batch's size, read here and again whenever the count
+// runs out (weigh_unchecked_merges, which stops merging at the bound, as
+// the first checked merge would): the bound is one of size, not an order
+// condition, so nothing but a close ends them before it.
 void runner::open_unchecked_merges() noexcept {
   if (!merging_ || appends_held_ != 0 || hop_.queue != nullptr || sends_held_) return;
   for (std::uint32_t i = 0; i < kept_count_; ++i)
     if (kept_[i].queue->queued() != 0) return;
-  const std::uint32_t size = current_->batch().size();
-  if (size < solo_most_) unchecked_merges_ = solo_most_ - size;
+  weigh_unchecked_merges();
 }
 
 void runner::weigh_unchecked_merges() noexcept {

@@ -767,10 +767,10 @@ class runner : public sleeper {
   // appends. Whatever else happens closes them for the rest of the batch
   // (the order argument is at the definition).
   void open_unchecked_merges() noexcept;
-  // The unchecked merges counted down to the bound, nothing having closed
-  // them (a close sets the count to 0 without this): the batch's size is
-  // read, as weigh_merges() does, and below the bound they go on for what
-  // is left of it; at the bound merging stops. A conversation run alone
+  // Opens the unchecked merges, or goes on with them once their count ran
+  // down, nothing having closed them (a close sets the count to 0 without
+  // this): the batch's size is read, as weigh_merges() does, and below the
+  // bound they go on for what is left of it; at the bound merging stops. A conversation run alone
   // keeps its batch at one or two envelopes however long its turn: its
   // hops would otherwise take merge()'s looks after the first solo_most.
   [[gnu::cold, gnu::noinline]] void weigh_unchecked_merges() noexcept;

@@ -570,9 +570,9 @@ TEST_CASE("a batch run alone appends to its own queue as far as it merges") {
 
 namespace {
 
-// Passes its message on to `fan` actors of `next`, in turn, while the
-// count they share lasts: with one, a token going round a ring; with two,
-// a flood that doubles as it goes.
+// Passes its message on to `fan` actors of `next`, each time the next
+// ones in turn, while the count they share lasts: with one, a token going
+// from queue to queue; with two, a flood that doubles as it goes.
 struct relay : tact::actor {
   std::vector<relay*>* next = nullptr;
   std::uint32_t* left = nullptr;
@@ -607,7 +607,7 @@ tact::worker_stats relay_alone(std::uint32_t queues, std::uint32_t fan, std::uin
     r.next = &relays;
     r.left = &left;
     r.fan = fan;
-    r.turn = q + 1;  // each passes on to the next queue's first
+    r.turn = q + 1;  // its first pass: to the next queue's relay
     relays.push_back(&r);
   }
   // A letter each from here first: an actor sent nothing yet may take the
@@ -639,7 +639,7 @@ tact::worker_stats relay_alone(std::uint32_t queues, std::uint32_t fan, std::uin
 TEST_CASE("a conversation run alone merges past the solo bound, and a flood stops at it") {
   // A turn run alone merges without looks at the receiving queue up to
   // the solo bound (defaults::solo_batch_most without a budget) in all;
-  // then it reads its batch's size: a token going round holds it at one
+  // then it reads its batch's size: a token passed on holds it at one
   // envelope, and every hop merges, in one turn however long it goes on.
   constexpr std::uint32_t sends = 4 * tact::defaults::solo_batch_most;
   const tact::worker_stats ring = relay_alone(8, 1, sends);
