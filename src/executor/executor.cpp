@@ -118,10 +118,9 @@ executor::executor(const system_config& config, actor_system& owner,
   // The governor needs stealing: without it, placement promises that queues
   // stay with their worker.
   const bool adapts = plan == nullptr && stealing() && config_.adapt_every.count() > 0;
-  adaptation_.since = std::chrono::steady_clock::now();
-  adaptation_.due.store(adapts
-                            ? (adaptation_.since + config_.adapt_every).time_since_epoch().count()
-                            : std::numeric_limits<std::int64_t>::max(),
+  adaptation_.since = std::chrono::steady_clock::now().time_since_epoch().count();
+  adaptation_.due.store(adapts ? adaptation_.since + config_.adapt_every.count()
+                               : std::numeric_limits<std::int64_t>::max(),
                         std::memory_order_relaxed);
   if (!placement_.unavailable.empty())
     report(diagnostic_kind::topology_unavailable, placement_.unavailable);
@@ -523,22 +522,34 @@ void executor::wake_covering(std::uint32_t worker) noexcept {
 // behaviour ends, so an epoch at one worker ran almost nothing, however
 // fast it sent. Sends alone miss a receiver that falls behind: on two
 // workers a flooder sends as fast as it can while the backlog grows.
+//
+// Epochs are measured on a clock that stops while every worker is parked
+// (quiescence::idle): the system has nothing to run then, at any count,
+// and an epoch that spanned the spell weighed the work around it over
+// the idle time as well. Bursts of message-bound work a few milliseconds
+// apart (requests, frames, a timer's rounds) then looked like little
+// work: every idle spell brought every worker back, and each burst ran
+// its first epochs at the count the governor had left. While the
+// workers all park, no epoch ends (a resting worker's look finds them
+// all parked); the epoch in progress goes on with the next work.
 void executor::adapt_when_due(std::chrono::steady_clock::time_point now) noexcept {
   adaptation& a = adaptation_;
-  if (now.time_since_epoch().count() < a.due.load(std::memory_order_relaxed) ||
+  const std::int64_t at = now.time_since_epoch().count() - quiescence_.idle();
+  if (at < a.due.load(std::memory_order_relaxed) ||
       a.turn.exchange(true, std::memory_order_acquire))
     return;
-  if (now.time_since_epoch().count() >= a.due.load(std::memory_order_relaxed)) {
+  if (at >= a.due.load(std::memory_order_relaxed) && !quiescence_.all_parked()) {
     std::uint64_t work = foreign_.sent.load(std::memory_order_relaxed);
     for_each_runner([&](const runner& r) {
       work += r.counters.messages_processed.get() + r.counters.messages_sent.get();
     });
     const std::uint64_t messages = work >= a.work ? work - a.work : 0;
-    const std::uint32_t active = a.decide.decide(messages, now - a.since, take_sharing());
+    const std::uint32_t active =
+        a.decide.decide(messages, std::chrono::nanoseconds{at - a.since}, take_sharing());
     a.work = work;
-    a.since = now;
+    a.since = at;
     a.weighed.store(a.weighed.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    a.due.store((now + config_.adapt_every).time_since_epoch().count(), std::memory_order_relaxed);
+    a.due.store(at + config_.adapt_every.count(), std::memory_order_relaxed);
     if (active != active_.load(std::memory_order_relaxed)) change_active(active);
   }
   a.turn.store(false, std::memory_order_release);

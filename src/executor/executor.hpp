@@ -421,7 +421,9 @@ class executor {
   struct adaptation {
     adaptation(std::uint32_t workers, std::chrono::nanoseconds epoch) noexcept
         : decide{workers, epoch} {}
-    std::atomic<std::int64_t> due{0};  // steady_clock nanoseconds; max: never
+    // On the epochs' clock: steady_clock nanoseconds less the idle spells
+    // that have ended (see adapt_when_due).
+    std::atomic<std::int64_t> due{0};  // max: never
     std::atomic<bool> turn{false};
     // Epochs weighed: written by the turn's holder, read by worker 0 at a
     // batch's start when it may run alone (see past_mark()).
@@ -430,7 +432,7 @@ class executor {
     // What turns run alone found waiting this epoch (see note_waiting).
     std::atomic<std::uint8_t> waiting{0};
     governor decide;
-    std::chrono::steady_clock::time_point since{};
+    std::int64_t since = 0;  // the epoch's start, on the epochs' clock
     std::uint64_t work = 0;  // messages run and sent, up to `since`
   };
   padded<adaptation> adaptation_;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 
 namespace tact::detail {
@@ -23,18 +24,35 @@ namespace tact::detail {
 // pass: each updates its count, then reads the other's, all sequentially
 // consistent, so whichever comes second sees both at rest; both may)
 // advances an epoch that waiters watch.
+//
+// It also sums the time every worker spends parked at once (idle()), the
+// spells in which the system has nothing to run, for the governor: its
+// epochs are measured in time the workers could run (see
+// executor::adapt_when_due). Each worker stamps the time as it parks,
+// before it adds itself, so the worker whose addition parks the last of
+// them has stamped the spell's start (or one that parked with it, a moment
+// apart) before anyone can see the count full; whoever takes the count
+// back from full (a waker, or a watcher leaving by itself) ends the spell
+// and adds it up, before the worker it unparks runs. Guests are not
+// counted: a spell in which only an asker's thread runs batches counts as
+// idle.
 class quiescence {
  public:
   explicit quiescence(std::uint32_t workers) noexcept : workers_{workers} {}
 
   // ---- pool workers ----
   void parked() noexcept {
+    idle_since_.store(clock_now(), std::memory_order_relaxed);
     if (parked_.fetch_add(1, std::memory_order_seq_cst) + 1 == workers_ &&
         passes_.load(std::memory_order_seq_cst) == 0)
       advance();
   }
   // By the worker's waker, before it wakes it (see parker::wake).
-  void unparked() noexcept { parked_.fetch_sub(1, std::memory_order_seq_cst); }
+  void unparked() noexcept {
+    if (parked_.fetch_sub(1, std::memory_order_seq_cst) == workers_) [[unlikely]]
+      idle_.fetch_add(clock_now() - idle_since_.load(std::memory_order_relaxed),
+                      std::memory_order_relaxed);
+  }
   bool all_parked() const noexcept { return parked_.load(std::memory_order_seq_cst) == workers_; }
 
   // ---- guests, around each pass over the queues; and whatever must keep
@@ -46,6 +64,11 @@ class quiescence {
   }
 
   // ---- any thread ----
+
+  // The spells with every worker parked that have ended, summed, in
+  // steady_clock nanoseconds (see above). A hint: a spell that ends
+  // counts a moment after its waker took the count back.
+  std::int64_t idle() const noexcept { return idle_.load(std::memory_order_relaxed); }
 
   bool reached() const noexcept {
     return all_parked() && passes_.load(std::memory_order_seq_cst) == 0;
@@ -68,6 +91,14 @@ class quiescence {
   std::atomic<std::uint32_t> passes_{0};
   std::atomic<std::uint32_t> epoch_{0};
   std::atomic<std::uint32_t> waiters_{0};
+  std::atomic<std::int64_t> idle_since_{0};  // the last park's stamp
+  // On a line of its own: read by running workers every few sweeps,
+  // written once per spell.
+  alignas(64) std::atomic<std::int64_t> idle_{0};
+
+  static std::int64_t clock_now() noexcept {
+    return std::chrono::steady_clock::now().time_since_epoch().count();
+  }
 };
 
 }  // namespace tact::detail

@@ -251,6 +251,7 @@ std::uint64_t runner::run_batch(work_queue& first, std::uint32_t first_index, st
   begin_batch(*q, index);
   solo_ = false;
   const bool alone = claims_on_ && owner_.alone(index_);
+  lone_ = alone || (claims_on_ && owner_.worker_count() == 1);
   if (alone) [[unlikely]] {
     solo_ = owner_.past_mark(solo_from_);
     if (!solo_) owner_.note_not_yet_alone();
@@ -637,20 +638,21 @@ runner::claim runner::take_oldest_claim() noexcept {
 }
 
 void runner::weigh_then_send(std::uint32_t queue, void* target, void* message, run_fn run) {
-  if (weigh_merges())
+  if (weigh_merges()) {
     join_batch(target, message, run);
-  else if (!try_rejoin(queue, target, message, run))
+    if (lone_) open_unchecked_merges();
+  } else if (!try_rejoin(queue, target, message, run))
     post_to_mailbox(owner_, this, queue, target, message, run);
 }
 
 // Below the bound, which is at most the reach: merges_left_ is 1 or more.
 bool runner::weigh_merges() noexcept {
   const std::uint32_t size = current_->batch().size();
-  if (size >= (solo_ ? solo_most_ : defaults::claim_joins)) {
+  if (size >= merge_bound()) {
     merging_ = false;
     return false;
   }
-  merges_left_ = (solo_ ? solo_most_ : defaults::merge_reading_reach) - size;
+  merges_left_ = merge_reach() - size;
   return true;
 }
 
@@ -695,7 +697,11 @@ void runner::absorb_all(const work_queue& in_hand) noexcept {
 // hop's). A turn run alone makes those looks once, for every queue it
 // keeps, right after absorb_all has taken in the last of them: the queues
 // taken now, and those kept from its earlier batches, whose mailboxes may
-// hold what those batches' outboxes posted. Each earlier send of the kept
+// hold what those batches' outboxes posted. A batch that no other pool
+// worker runs beside makes them at its first checked merge and at each
+// reading of its size (weigh_then_send): every queue it keeps was taken
+// before (kept at the end of its claimed batch), and one kept after
+// closes them. Each earlier send of the kept
 // queues' actors happens-before the read of its queue's count: made on
 // this thread, it is sequenced before; made on another (a helping asker's
 // runner that held the sender's queue while the turn took the others), it
@@ -726,8 +732,8 @@ void runner::open_unchecked_merges() noexcept {
 
 void runner::weigh_unchecked_merges() noexcept {
   const std::uint32_t size = current_->batch().size();
-  if (size < solo_most_)
-    unchecked_merges_ = solo_most_ - size;
+  if (size < merge_bound())
+    unchecked_merges_ = merge_reach() - size;
   else
     merging_ = false;
 }

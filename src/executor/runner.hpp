@@ -760,12 +760,19 @@ class runner : public sleeper {
   // and merging goes off, at the bound; else merges_left_ counts the
   // merges until the next reading.
   [[gnu::cold]] bool weigh_merges() noexcept;
-  // A solo turn's merges without the looks, opened by absorb_all(): once
-  // every queue it keeps has been taken in and none has mail waiting, a
-  // send to a kept queue needs no look at that queue's count or at the
-  // hop, only its mark, for as long as every send of the batch merges or
-  // appends. Whatever else happens closes them for the rest of the batch
-  // (the order argument is at the definition).
+  // The batch's size at which merging stops, and how far merges may carry
+  // it between two readings of its size.
+  std::uint32_t merge_bound() const noexcept { return solo_ ? solo_most_ : defaults::claim_joins; }
+  std::uint32_t merge_reach() const noexcept {
+    return solo_ ? solo_most_ : defaults::merge_reading_reach;
+  }
+  // Merges without the looks, opened by absorb_all() in a solo turn, and
+  // by weigh_then_send() in any batch that no other pool worker runs
+  // beside (lone_): once every queue it keeps has been taken in and none
+  // has mail waiting, a send to a kept queue needs no look at that
+  // queue's count or at the hop, only its mark, for as long as every send
+  // of the batch merges or appends. Whatever else happens closes them for
+  // the rest of the batch (the order argument is at the definition).
   void open_unchecked_merges() noexcept;
   // Opens the unchecked merges, or goes on with them once their count ran
   // down, nothing having closed them (a close sets the count to 0 without
@@ -905,6 +912,10 @@ class runner : public sleeper {
   // it cannot be cut short (see run_batch).
   bool mixed_ = false;
   bool solo_ = false;  // the batch in hand belongs to a solo turn (see absorb_all())
+  // No other pool worker ran as run_batch began the batches in hand (this
+  // one runs alone, or is the only one): their merges may skip their
+  // looks (see open_unchecked_merges()).
+  bool lone_ = false;
   bool cut_ = false;        // the last process() stopped a conversation at its budget
   // New messages may go on the stack (see can_stack()): a pool worker's
   // batch runs, its budget not yet spent.

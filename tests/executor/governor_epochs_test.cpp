@@ -95,6 +95,42 @@ TEST_CASE("an epoch counts the messages sent, not only those run") {
   system.stop();
 }
 
+TEST_CASE("an epoch's time leaves out the spells in which every worker is parked") {
+  // Bursts of work with idle spells between them: an epoch that spanned a
+  // spell weighed the work around it over the idle time too, as if the
+  // work were slow, and every spell brought every worker back. The epochs'
+  // clock stops while every worker is parked (quiescence::idle), and no
+  // epoch ends meanwhile. Epochs are ended by hand (adapt_every is an
+  // hour): what is checked is which ends are due.
+  const auto before = std::chrono::steady_clock::now();  // at or before the first epoch's start
+  tact::actor_system system{tact::test::configured({.workers = 2, .queues = 2, .adapt_every = 1h})};
+  tact::detail::executor& ex = tact::detail::executor_of(system);
+  blocker& b = system.spawn_at<blocker>(tact::on_queue(1));
+  system.await_quiescence();
+  constexpr auto spell = 50ms;
+  const std::int64_t idle_before = ex.quiet().idle();
+  std::this_thread::sleep_for(spell);
+  hold h;
+  b | h;  // ends the spell, and keeps a worker running from here on
+  while (!b.holding.load(std::memory_order_acquire)) std::this_thread::yield();
+  CHECK(std::chrono::nanoseconds{ex.quiet().idle() - idle_before} >= spell);
+  // The first epoch is due an hour after it began, on the epochs' clock:
+  // half a spell past that on the steady clock, it is not due yet.
+  const std::uint64_t weighed = ex.epochs_weighed();
+  ex.adapt_when_due(before + 1h + spell / 2);
+  CHECK(ex.epochs_weighed() == weighed);
+  ex.adapt_when_due(std::chrono::steady_clock::now() + 1h);
+  CHECK(ex.epochs_weighed() == weighed + 1);
+  // Every worker parked: no epoch ends, however late.
+  b.released.store(true, std::memory_order_release);
+  system.await_quiescence();
+  ex.adapt_when_due(std::chrono::steady_clock::now() + 24h);
+  CHECK(ex.epochs_weighed() == weighed + 1);
+  CHECK(tact::test::conservation_of(system));
+  b | tact::delete_msg;
+  system.stop();
+}
+
 namespace {
 
 struct token : tact::message {
