@@ -243,8 +243,8 @@ TEST_CASE("letters between actors keep their order in a turn run alone, with ask
   const std::uint32_t workers = GENERATE(1u, 2u, 8u);
   const std::uint32_t queues = workers == 1 ? 3 : 16 * workers;
   const std::uint32_t rounds = workers == 1 ? 32 : 1;
-  const std::chrono::microseconds budget =
-      GENERATE(tact::defaults::gulp_budget, std::chrono::microseconds{2});
+  const std::chrono::microseconds budget = GENERATE(
+      std::chrono::microseconds{tact::defaults::gulp_budget}, std::chrono::microseconds{2});
   INFO(workers << " workers, gulp budget " << budget.count() << " us, seed "
                << tact::test::test_seed());
   tact::actor_system system{{.workers = workers,
