@@ -29,13 +29,15 @@ namespace tact::detail {
 // spells in which the system has nothing to run, for the governor: its
 // epochs are measured in time the workers could run (see
 // executor::adapt_when_due). Each worker stamps the time as it parks,
-// before it adds itself, so the worker whose addition parks the last of
-// them has stamped the spell's start (or one that parked with it, a moment
-// apart) before anyone can see the count full; whoever takes the count
-// back from full (a waker, or a watcher leaving by itself) ends the spell
-// and adds it up, before the worker it unparks runs. Guests are not
-// counted: a spell in which only an asker's thread runs batches counts as
-// idle.
+// before it adds itself; whoever takes the count back from full (a waker,
+// or a watcher leaving by itself) ends the spell and adds it up, before
+// the worker it unparks runs. The stamp it reads is the spell's start (or
+// that of a worker that parked with the last one, a moment apart): the
+// relaxed stamp is sequenced before its worker's seq_cst add, which
+// releases it, and the sub that finds the count full reads from that add
+// (or an RMW after it) and acquires it; while the count is full no worker
+// can park, so no later stamp overwrites it. Guests are not counted: a
+// spell in which only an asker's thread runs batches counts as idle.
 class quiescence {
  public:
   explicit quiescence(std::uint32_t workers) noexcept : workers_{workers} {}

@@ -719,7 +719,8 @@ void runner::absorb_all(const work_queue& in_hand) noexcept {
 // behaviour that waits (suspend(), which takes the kept queues along).
 // Until then a send to a kept queue merges on its mark alone, and marks
 // the batch as one that merged, as merge() does. They are counted to the
-// solo bound from the batch's size, read here and again whenever the count
+// batch's bound (merge_bound(): the solo bound in a turn run alone, else an
+// ordinary batch's) from its size, read here and again whenever the count
 // runs out (weigh_unchecked_merges, which stops merging at the bound, as
 // the first checked merge would): the bound is one of size, not an order
 // condition, so nothing but a close ends them before it.

@@ -777,9 +777,10 @@ class runner : public sleeper {
   // Opens the unchecked merges, or goes on with them once their count ran
   // down, nothing having closed them (a close sets the count to 0 without
   // this): the batch's size is read, as weigh_merges() does, and below the
-  // bound they go on for what is left of it; at the bound merging stops. A conversation run alone
-  // keeps its batch at one or two envelopes however long its turn: its
-  // hops would otherwise take merge()'s looks after the first solo_most.
+  // bound they go on for what is left of the reach; at the bound merging
+  // stops. A conversation keeps its batch at one or two envelopes however
+  // long its turn: its hops would otherwise take merge()'s looks after the
+  // first reach.
   [[gnu::cold, gnu::noinline]] void weigh_unchecked_merges() noexcept;
   // A turn of a worker that runs alone (the governor stood the others
   // down, see executor::alone): at its first batch's start, every other
